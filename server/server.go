@@ -1,0 +1,83 @@
+// Package server starts, reconfigures and stops the MySQL-family servers a
+// benchmark matrix runs against. Every provider (the local sandbox today;
+// Docker and external servers later) sits behind the Server interface, so the
+// runner never knows which one it drives.
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Flavor is the server family, which decides initialisation commands and
+// where status counters live.
+type Flavor string
+
+// The flavors benchmatrix knows.
+const (
+	MariaDB Flavor = "mariadb"
+	MySQL   Flavor = "mysql"
+)
+
+// Info describes a running server.
+type Info struct {
+	Provider string `json:"provider"`
+	Flavor   Flavor `json:"flavor"`
+	Version  string `json:"version"`
+	Binary   string `json:"binary,omitempty"`
+	Address  string `json:"address"`
+	Datadir  string `json:"datadir,omitempty"`
+}
+
+// Setting is one server variable and the value wanted for it, as text.
+type Setting struct {
+	Name  string
+	Value string
+}
+
+// Server is a MySQL-family server the runner can configure.
+type Server interface {
+	// Info reports what the server is and where it listens.
+	Info() Info
+	// Endpoint returns a client configuration for a fresh connection. The
+	// caller may modify the copy (DBName, timeouts) freely.
+	Endpoint() *mysql.Config
+	// Restart stops the server and starts it again with the given startup
+	// options on top of the provider's base configuration. Data is kept.
+	Restart(ctx context.Context, startup []Setting) error
+	// Startup returns the startup options in effect (those given to the last
+	// Start or Restart).
+	Startup() []Setting
+	// LogTail returns the last n lines of the server's error log, if known.
+	LogTail(n int) string
+	// Stop shuts the server down and releases everything it owns.
+	Stop(ctx context.Context) error
+}
+
+// OptionName turns a variable name into its command-line form
+// (innodb_flush_log_at_trx_commit → innodb-flush-log-at-trx-commit).
+func OptionName(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
+}
+
+// VariableName turns an option or variable name into the canonical
+// variable form used by SET GLOBAL and @@global (lower case, underscores).
+func VariableName(name string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+}
+
+// StartupFlag renders a setting as a server command-line option. Boolean
+// words map to the enable/skip forms the servers understand.
+func StartupFlag(s Setting) string {
+	opt := OptionName(s.Name)
+	switch strings.ToLower(s.Value) {
+	case "true":
+		return "--" + opt
+	case "false":
+		return "--skip-" + opt
+	}
+	return fmt.Sprintf("--%s=%s", opt, s.Value)
+}
