@@ -161,7 +161,7 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 	return sb, nil
 }
 
-func (s *Sandbox) datadir() string { return filepath.Join(s.dir, "data") }
+func (s *Sandbox) datadir() string  { return filepath.Join(s.dir, "data") }
 func (s *Sandbox) errorLog() string { return filepath.Join(s.dir, "error.log") }
 
 func (s *Sandbox) initDatadir(ctx context.Context) error {
