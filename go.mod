@@ -4,4 +4,7 @@ go 1.26.8
 
 require github.com/go-sql-driver/mysql v1.10.1
 
-require filippo.io/edwards25519 v1.2.0 // indirect
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/BurntSushi/toml v1.6.0 // indirect
+)

@@ -1,0 +1,355 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"benchmatrix/oltp"
+)
+
+// Load reads, decodes and validates a manifest file.
+func Load(path string) (*Manifest, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Path: path, Problems: []Problem{{Msg: err.Error()}}}
+	}
+	return Parse(path, string(src))
+}
+
+// Parse decodes and validates manifest text. Every problem is reported at
+// once, each with its key and line, in a single *Error.
+func Parse(path, src string) (*Manifest, error) {
+	var raw map[string]any
+	md, err := toml.Decode(src, &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{Path: path, Problems: []Problem{{Line: pe.Position.Line, Msg: "broken TOML: " + pe.Message}}}
+		}
+		return nil, &Error{Path: path, Problems: []Problem{{Msg: "broken TOML: " + err.Error()}}}
+	}
+	d := &decoder{lines: indexLines(src), order: keyOrder(md)}
+	m := &Manifest{Path: path, Source: src, Repeats: 1, Duration: 0, Server: ServerSpec{Provider: "sandbox"}}
+	d.decode(raw, m)
+	if len(d.problems) == 0 {
+		d.validate(m)
+	}
+	if len(d.problems) > 0 {
+		return nil, &Error{Path: path, Problems: d.problems}
+	}
+	return m, nil
+}
+
+type decoder struct {
+	lines    map[string]int
+	order    map[string]int
+	problems []Problem
+}
+
+func (d *decoder) problem(key string, format string, args ...any) {
+	d.problems = append(d.problems, Problem{Key: key, Line: d.line(key), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) line(key string) int {
+	for k := key; k != ""; {
+		if n, ok := d.lines[k]; ok {
+			return n
+		}
+		i := strings.LastIndex(k, ".")
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+	}
+	return 0
+}
+
+// keys returns m's keys in file order.
+func (d *decoder) keys(prefix string, m map[string]any) []string {
+	keys := sortedKeys(m)
+	pos := func(k string) int {
+		if n, ok := d.order[join(prefix, k)]; ok {
+			return n
+		}
+		return 1 << 30
+	}
+	// stable insertion sort by file position; manifests are small
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && pos(keys[j]) < pos(keys[j-1]); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+func join(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+var sections = map[string]bool{"experiment": true, "server": true, "workload": true, "scenarios": true, "axes": true}
+
+func (d *decoder) decode(raw map[string]any, m *Manifest) {
+	for _, k := range d.keys("", raw) {
+		if !sections[k] {
+			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes])")
+			continue
+		}
+		t, ok := raw[k].(map[string]any)
+		if !ok {
+			d.problem(k, "must be a table ([%s]), not a %s", k, typeName(raw[k]))
+			continue
+		}
+		switch k {
+		case "experiment":
+			d.experiment(t, m)
+		case "server":
+			d.server(t, m)
+		case "workload":
+			d.workload(t, m)
+		case "scenarios":
+			d.scenarios(t, m)
+		case "axes":
+			d.axes(t, m)
+		}
+	}
+}
+
+func (d *decoder) str(key string, v any) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		d.problem(key, "want a string, got a %s", typeName(v))
+	}
+	return s, ok
+}
+
+func (d *decoder) experiment(t map[string]any, m *Manifest) {
+	for _, k := range d.keys("experiment", t) {
+		key, v := "experiment."+k, t[k]
+		switch k {
+		case "name":
+			m.Name, _ = d.str(key, v)
+		case "description":
+			m.Description, _ = d.str(key, v)
+		case "baseline":
+			m.Baseline, _ = d.str(key, v)
+		case "duration", "warmup":
+			dur, err := ParseDuration(v)
+			if err != nil {
+				d.problem(key, "%v", err)
+				continue
+			}
+			if k == "duration" {
+				m.Duration = dur
+			} else {
+				m.Warmup = dur
+			}
+		case "repeats":
+			n, ok := v.(int64)
+			if !ok {
+				d.problem(key, "want an integer, got a %s", typeName(v))
+			} else if n < 1 {
+				d.problem(key, "must be at least 1 (got %d)", n)
+			} else {
+				m.Repeats = int(n)
+			}
+		default:
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, repeats)")
+		}
+	}
+}
+
+func (d *decoder) server(t map[string]any, m *Manifest) {
+	for _, k := range d.keys("server", t) {
+		key, v := "server."+k, t[k]
+		switch k {
+		case "provider":
+			if s, ok := d.str(key, v); ok {
+				if s != "sandbox" {
+					d.problem(key, "provider %q is not available in this version (available: sandbox)", s)
+				}
+				m.Server.Provider = s
+			}
+		case "binary":
+			m.Server.Binary, _ = d.str(key, v)
+		case "tmpdir":
+			m.Server.TempDir, _ = d.str(key, v)
+		case "config":
+			ct, ok := v.(map[string]any)
+			if !ok {
+				d.problem(key, "must be a table ([server.config]), not a %s", typeName(v))
+				continue
+			}
+			for _, name := range d.keys(key, ct) {
+				if p, ok := d.scalar(key+"."+name, name, ct[name]); ok {
+					if !varNameRE.MatchString(normalVar(name)) {
+						d.problem(key+"."+name, "%q is not a server variable name", name)
+						continue
+					}
+					m.Server.Config = append(m.Server.Config, p)
+				}
+			}
+		default:
+			d.problem(key, "unknown key (known: provider, binary, tmpdir, config)")
+		}
+	}
+}
+
+func (d *decoder) scalar(key, name string, v any) (Param, bool) {
+	s, ok := valueText(v)
+	if !ok {
+		d.problem(key, "want a string, number or boolean, got a %s", typeName(v))
+		return Param{}, false
+	}
+	return Param{Name: name, Value: s}, true
+}
+
+func (d *decoder) workload(t map[string]any, m *Manifest) {
+	for _, k := range d.keys("workload", t) {
+		key := "workload." + k
+		p, ok := d.scalar(key, k, t[k])
+		if !ok {
+			continue
+		}
+		if k == "name" {
+			p.Name = "workload"
+		} else if _, known := oltp.CanonicalOption(k); !known {
+			d.problem(key, "unknown workload option (server variables go in [server.config], [scenarios] or [axes])")
+			continue
+		}
+		m.Workload = append(m.Workload, p)
+	}
+}
+
+func (d *decoder) scenarios(t map[string]any, m *Manifest) {
+	for _, name := range d.keys("scenarios", t) {
+		key := "scenarios." + name
+		st, ok := t[name].(map[string]any)
+		if !ok {
+			d.problem(key, "a scenario is a table of parameters, e.g. %s = { sync_binlog = 1 }; got a %s", name, typeName(t[name]))
+			continue
+		}
+		if !cellNameRE.MatchString(name) {
+			d.problem(key, "scenario names may use letters, digits, '_', '-' and '.'")
+		}
+		sc := Scenario{Name: name}
+		for _, pn := range d.keys(key, st) {
+			if p, ok := d.scalar(key+"."+pn, pn, st[pn]); ok {
+				sc.Params = append(sc.Params, p)
+			}
+		}
+		m.Scenarios = append(m.Scenarios, sc)
+	}
+}
+
+func (d *decoder) axes(t map[string]any, m *Manifest) {
+	for _, name := range d.keys("axes", t) {
+		key := "axes." + name
+		arr, ok := t[name].([]any)
+		if !ok {
+			d.problem(key, "an axis is an array of values, e.g. %s = [1, 8]; got a %s", name, typeName(t[name]))
+			continue
+		}
+		if len(arr) == 0 {
+			d.problem(key, "an axis needs at least one value")
+			continue
+		}
+		ax := Axis{Name: name}
+		seen := map[string]bool{}
+		for i, v := range arr {
+			s, ok := valueText(v)
+			if !ok {
+				d.problem(key, "value %d: want a string, number or boolean, got a %s", i+1, typeName(v))
+				continue
+			}
+			if seen[s] {
+				d.problem(key, "value %q appears twice", s)
+			}
+			seen[s] = true
+			ax.Values = append(ax.Values, s)
+		}
+		m.Axes = append(m.Axes, ax)
+	}
+}
+
+var (
+	varNameRE  = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	cellNameRE = regexp.MustCompile(`^[A-Za-z0-9_.\-]+$`)
+)
+
+func normalVar(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "-", "_")
+}
+
+// keyOrder numbers every key path in the order the file defines it.
+func keyOrder(md toml.MetaData) map[string]int {
+	order := map[string]int{}
+	for i, k := range md.Keys() {
+		order[strings.Join(k, ".")] = i
+	}
+	return order
+}
+
+var (
+	headerRE = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
+	keyRE    = regexp.MustCompile(`^\s*("[^"]*"|[A-Za-z0-9_\-]+)\s*=`)
+	inlineRE = regexp.MustCompile(`[{,]\s*("[^"]*"|[A-Za-z0-9_\-]+)\s*=`)
+)
+
+// indexLines maps dotted key paths to the line that defines them. It reads
+// the text the way a person does (headers, keys at the start of a line,
+// keys inside inline tables); it is only used to point at problems.
+func indexLines(src string) map[string]int {
+	idx := map[string]int{}
+	table := ""
+	lastKey := ""
+	for i, line := range strings.Split(src, "\n") {
+		n := i + 1
+		code := stripComment(line)
+		if m := headerRE.FindStringSubmatch(code); m != nil && !strings.Contains(code, "=") {
+			table = strings.ReplaceAll(m[1], " ", "")
+			setOnce(idx, table, n)
+			continue
+		}
+		rest := code
+		if m := keyRE.FindStringSubmatch(code); m != nil {
+			lastKey = join(table, strings.Trim(m[1], `"`))
+			setOnce(idx, lastKey, n)
+			rest = code[len(m[0]):]
+		}
+		for _, m := range inlineRE.FindAllStringSubmatch(rest, -1) {
+			if lastKey != "" {
+				setOnce(idx, lastKey+"."+strings.Trim(m[1], `"`), n)
+			}
+		}
+	}
+	return idx
+}
+
+func setOnce(idx map[string]int, k string, n int) {
+	if _, ok := idx[k]; !ok {
+		idx[k] = n
+	}
+}
+
+func stripComment(line string) string {
+	inStr := false
+	for i, r := range line {
+		switch r {
+		case '"', '\'':
+			inStr = !inStr
+		case '#':
+			if !inStr {
+				return line[:i]
+			}
+		}
+	}
+	return line
+}

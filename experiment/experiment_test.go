@@ -1,0 +1,127 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+const flushManifest = `
+[experiment]
+name = "flush"
+baseline = "b1e1"
+duration = "30s"
+warmup = "5s"
+
+[server]
+provider = "sandbox"
+[server.config]
+log_bin = "binlog"
+
+[workload]
+name = "oltp_insert"
+tables = 1
+threads = 1
+auto_inc = false
+
+[scenarios]
+b1e1 = { sync_binlog = 1, innodb_flush_log_at_trx_commit = 1 }
+b0e1 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 1 }
+b0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }
+
+[axes]
+threads = [1, 8]
+`
+
+func TestParseAndExpand(t *testing.T) {
+	t.Parallel()
+	m, err := Parse("flush.toml", flushManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Duration != 30*time.Second || m.Warmup != 5*time.Second || m.Baseline != "b1e1" {
+		t.Fatalf("experiment = %+v", m)
+	}
+	if len(m.Server.Config) != 1 || m.Server.Config[0] != (Param{"log_bin", "binlog"}) {
+		t.Fatalf("server.config = %+v", m.Server.Config)
+	}
+	p, err := Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.Cells {
+		names = append(names, c.Name)
+	}
+	want := "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("cells:\n got %s\nwant %s", got, want)
+	}
+	c := p.Cells[3]
+	if c.Workload.Threads != 8 || c.Workload.Workload != "oltp_insert" || c.Workload.AutoInc {
+		t.Fatalf("cell 3 workload = %+v", c.Workload)
+	}
+	if len(c.Server) != 2 || c.Server[0] != (Param{"sync_binlog", "0"}) {
+		t.Fatalf("cell 3 server = %+v", c.Server)
+	}
+	if strings.Join(p.Columns, ",") != "sync_binlog,innodb_flush_log_at_trx_commit,threads" {
+		t.Fatalf("columns = %v", p.Columns)
+	}
+}
+
+func TestRepeatsInterleave(t *testing.T) {
+	t.Parallel()
+	src := strings.Replace(flushManifest, `warmup = "5s"`, "warmup = \"5s\"\nrepeats = 2", 1)
+	src = strings.Replace(src, "threads = [1, 8]", "threads = [1]", 1)
+	m, err := Parse("x.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Expand(m)
+	var got []string
+	for _, c := range p.Cells {
+		got = append(got, c.Scenario+"#"+string(rune('0'+c.Repeat)))
+	}
+	if want := "b1e1#1 b0e1#1 b0e0#1 b1e1#2 b0e1#2 b0e0#2"; strings.Join(got, " ") != want {
+		t.Fatalf("order %v, want %s", got, want)
+	}
+}
+
+func TestProblemsNameKeyAndLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, src string
+		want      []string // substrings, each must appear
+	}{
+		{"unknown key", "[experiment]\nnme = \"x\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: experiment.nme: unknown key"}},
+		{"unknown section", "[experimen]\n[workload]\nname = \"oltp_insert\"\n", []string{"line 1: experimen"}},
+		{"unknown workload option", "[workload]\nname = \"oltp_insert\"\ntabels = 2\n", []string{"line 3: workload.tabels: unknown workload option"}},
+		{"threads zero", "[workload]\nname = \"oltp_insert\"\nthreads = 0\n", []string{"line 3: workload.threads", "below the minimum 1"}},
+		{"threads axis zero", "[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1, 0]\n", []string{"line 4: axes.threads"}},
+		{"bad duration", "[experiment]\nduration = \"30 parsecs\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: experiment.duration", "not a duration"}},
+		{"wrong type", "[experiment]\nrepeats = \"two\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: experiment.repeats: want an integer, got a string"}},
+		{"broken toml", "[experiment\nname = 1\n", []string{"line ", "broken TOML", "end table name"}},
+		{"unknown baseline", "[experiment]\nbaseline = \"b9\"\n[workload]\nname = \"oltp_insert\"\n[scenarios]\nb1 = { sync_binlog = 1 }\n", []string{"line 2: experiment.baseline", "\"b9\""}},
+		{"unknown workload", "[workload]\nname = \"oltp_foo\"\n", []string{"line 2: workload.name", "unknown workload \"oltp_foo\""}},
+		{"missing workload", "[experiment]\nname = \"x\"\n", []string{"workload.name: missing"}},
+		{"empty axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = []\n", []string{"line 4: axes.threads: an axis needs at least one value"}},
+		{"scenario param bad", "[workload]\nname = \"oltp_insert\"\n[scenarios]\na = { sync_binlog = 1, rand_type = \"weird\" }\n", []string{"line 4: scenarios.a.rand_type"}},
+		{"every problem at once", "[experiment]\nnme = 1\nrepeats = 0\n[workload]\nname = \"oltp_insert\"\ntabels = 1\n", []string{"line 2: experiment.nme", "line 3: experiment.repeats", "line 6: workload.tabels"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("m.toml", c.src)
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("got %v, want *Error", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%s", w, err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,173 @@
+// Package experiment is the manifest language: strict TOML decoding,
+// validation that reports every problem with its key and line, and the
+// expansion of scenarios × axes × repeats into an ordered plan of cells.
+package experiment
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Manifest is a decoded, validated manifest.
+type Manifest struct {
+	Path   string `json:"path"`
+	Source string `json:"-"` // the file's text, for fingerprints and run.json
+
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Baseline    string        `json:"baseline,omitempty"`
+	Duration    time.Duration `json:"duration"`
+	Warmup      time.Duration `json:"warmup"`
+	Repeats     int           `json:"repeats"`
+
+	Server   ServerSpec `json:"server"`
+	Workload []Param    `json:"workload"` // [workload] keys, in file order
+	// Scenarios in file order; empty means one unnamed scenario.
+	Scenarios []Scenario `json:"scenarios"`
+	Axes      []Axis     `json:"axes"`
+}
+
+// ServerSpec is the [server] section.
+type ServerSpec struct {
+	Provider string  `json:"provider"`
+	Binary   string  `json:"binary,omitempty"`
+	TempDir  string  `json:"tmpdir,omitempty"`
+	Config   []Param `json:"config"` // [server.config]: startup options for every cell
+}
+
+// Param is one key = value, the value kept as text in the form the
+// server and the engine read it.
+type Param struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Scenario is a named set of parameters.
+type Scenario struct {
+	Name   string  `json:"name"`
+	Params []Param `json:"params"`
+}
+
+// Axis is a parameter with the values to try.
+type Axis struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+// Problem is one thing wrong with a manifest.
+type Problem struct {
+	Key  string `json:"key"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"message"`
+}
+
+func (p Problem) String() string {
+	loc := ""
+	if p.Line > 0 {
+		loc = fmt.Sprintf("line %d: ", p.Line)
+	}
+	if p.Key == "" {
+		return loc + p.Msg
+	}
+	return fmt.Sprintf("%s%s: %s", loc, p.Key, p.Msg)
+}
+
+// Error lists every problem found in a manifest. The CLI maps it to exit
+// code 2.
+type Error struct {
+	Path     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: invalid manifest (%d problem", e.Path, len(e.Problems))
+	if len(e.Problems) != 1 {
+		b.WriteString("s")
+	}
+	b.WriteString(")")
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// valueText renders a decoded TOML scalar as the text the server and the
+// engine read. Durations and sizes stay as written.
+func valueText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case bool:
+		if x {
+			return "true", true
+		}
+		return "false", true
+	}
+	return "", false
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "table"
+	case []any, []map[string]any:
+		return "array"
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// ParseDuration reads a duration written as "30s", "5m", "1m30s" or a bare
+// number of seconds.
+func ParseDuration(v any) (time.Duration, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return 0, fmt.Errorf("%d is negative", x)
+		}
+		return time.Duration(x) * time.Second, nil
+	case float64:
+		if x < 0 {
+			return 0, fmt.Errorf("%g is negative", x)
+		}
+		return time.Duration(x * float64(time.Second)), nil
+	case string:
+		if f, err := strconv.ParseFloat(x, 64); err == nil {
+			return ParseDuration(f)
+		}
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (e.g. \"30s\", \"5m\")", x)
+		}
+		if d < 0 {
+			return 0, fmt.Errorf("%q is negative", x)
+		}
+		return d, nil
+	}
+	return 0, fmt.Errorf("want a duration such as \"30s\", got a %s", typeName(v))
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
