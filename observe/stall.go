@@ -1,0 +1,287 @@
+package observe
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StallOptions tunes DetectStalls. The zero value means the defaults.
+type StallOptions struct {
+	// Fraction: an interval below Fraction × median is stalled (default 0.5).
+	Fraction float64
+	// ZeroFraction: an episode whose minimum is at or below
+	// ZeroFraction × median is a stall "to zero" (default 0.05).
+	ZeroFraction float64
+	// MinEpisode is the shortest run of stalled intervals that counts as an
+	// episode (default 1).
+	MinEpisode int
+}
+
+func (o StallOptions) withDefaults() StallOptions {
+	if o.Fraction <= 0 {
+		o.Fraction = 0.5
+	}
+	if o.ZeroFraction <= 0 {
+		o.ZeroFraction = 0.05
+	}
+	if o.MinEpisode <= 0 {
+		o.MinEpisode = 1
+	}
+	return o
+}
+
+// Episode is one stall: a maximal run of stalled intervals.
+type Episode struct {
+	Start, End int     // interval indexes into the series, End exclusive
+	Min        float64 // lowest value in the run
+	Zero       bool    // Min <= ZeroFraction × median
+}
+
+// StallReport is what DetectStalls found.
+type StallReport struct {
+	Median   float64
+	Episodes []Episode
+	Count    int
+	// TotalSeconds and LongestSeconds measure the episodes in time.
+	TotalSeconds, LongestSeconds float64
+	// PeriodSeconds is the median gap between onsets when the gaps agree
+	// (each within ±25 % or one step of the median); 0 means no period.
+	PeriodSeconds float64
+	// PeriodConfirmed is set when there are ≥ 3 episodes and the
+	// autocorrelation of the series peaks at the period's lag.
+	PeriodConfirmed bool
+	// Autocorr is the autocorrelation at the confirmed (or tested) lag.
+	Autocorr float64
+	// LeadingIgnored and TrailingIgnored count the intervals left out at
+	// either end: a single low first interval (ramp-up) and a low run that
+	// reaches the end of the series (drain).
+	LeadingIgnored, TrailingIgnored int
+	// Text is a one-line summary, e.g. "4 stalls to zero, every 6.0 s,
+	// longest 1 s" or "no stalls".
+	Text string
+}
+
+// DetectStalls finds stalls in a per-interval throughput series taken every
+// step. It is a pure function.
+//
+// The rules, in order:
+//   - the median is taken over all non-NaN intervals; an interval is low
+//     when its value is below Fraction × median (NaN is never low);
+//   - a low run reaching the last interval is the drain after the end of
+//     the window (in-flight work finishing, a partial last interval) and is
+//     left out, as anchors.md §3.6 asks;
+//   - a low first interval followed by a normal one is ramp-up (a partial
+//     first interval, connections warming) and is left out: with nothing
+//     before it, a stall cannot be told from a slow start. A longer low run
+//     at the start is reported;
+//   - episodes are the remaining maximal low runs of at least MinEpisode
+//     intervals; dips that never reach zero count too (Zero=false);
+//   - with ≥ 2 episodes the period is the median gap between onsets, kept
+//     only when every gap is within max(25 %, 1 step) of it; with ≥ 3 it is
+//     confirmed when the autocorrelation of the series within one lag of the
+//     period is a local peak above the 2/√N white-noise band.
+func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallReport {
+	opt = opt.withDefaults()
+	if step <= 0 {
+		step = time.Second
+	}
+	sec := step.Seconds()
+	var r StallReport
+	r.Median = median(finite(tps))
+	n := len(tps)
+	if n == 0 || !(r.Median > 0) {
+		r.Text = "no stalls"
+		if n > 0 {
+			r.Text = "no throughput"
+		}
+		return r
+	}
+	thr := opt.Fraction * r.Median
+	zthr := opt.ZeroFraction * r.Median
+	low := make([]bool, n)
+	for i, v := range tps {
+		low[i] = v < thr // false for NaN
+	}
+	end := n
+	for end > 0 && low[end-1] {
+		end--
+	}
+	r.TrailingIgnored = n - end
+	begin := 0
+	if end >= 2 && low[0] && !low[1] {
+		begin = 1
+		r.LeadingIgnored = 1
+	}
+	for i := begin; i < end; {
+		if !low[i] {
+			i++
+			continue
+		}
+		j := i
+		ep := Episode{Start: i, Min: math.Inf(1)}
+		for j < end && low[j] {
+			ep.Min = math.Min(ep.Min, tps[j])
+			j++
+		}
+		ep.End = j
+		ep.Zero = ep.Min <= zthr
+		if j-i >= opt.MinEpisode {
+			r.Episodes = append(r.Episodes, ep)
+		}
+		i = j
+	}
+	r.Count = len(r.Episodes)
+	for _, ep := range r.Episodes {
+		d := float64(ep.End-ep.Start) * sec
+		r.TotalSeconds += d
+		r.LongestSeconds = math.Max(r.LongestSeconds, d)
+	}
+	var lag float64 // period in steps
+	if r.Count >= 2 {
+		gaps := make([]float64, 0, r.Count-1)
+		for i := 1; i < r.Count; i++ {
+			gaps = append(gaps, float64(r.Episodes[i].Start-r.Episodes[i-1].Start))
+		}
+		med := median(gaps)
+		tol := math.Max(0.25*med, 1)
+		consistent := true
+		for _, g := range gaps {
+			if math.Abs(g-med) > tol {
+				consistent = false
+			}
+		}
+		if consistent {
+			lag = med
+			r.PeriodSeconds = med * sec
+		}
+	}
+	if r.Count >= 3 && lag > 0 {
+		r.PeriodConfirmed, r.Autocorr = acfPeak(tps[begin:end], r.Median, int(math.Round(lag)))
+	}
+	r.Text = stallText(r)
+	return r
+}
+
+// acfPeak reports whether the autocorrelation of x has a local peak within
+// one lag of want, above the white-noise band, and the value there. NaN
+// values are replaced by fill.
+func acfPeak(x []float64, fill float64, want int) (bool, float64) {
+	n := len(x)
+	if want < 1 || want+2 >= n {
+		return false, 0
+	}
+	acf := autocorr(x, fill, want+2)
+	best := -1
+	for m := max(want-1, 1); m <= want+1; m++ {
+		if best < 0 || acf[m] > acf[best] {
+			best = m
+		}
+	}
+	band := 2 / math.Sqrt(float64(n))
+	peak := acf[best] > acf[best-1] && acf[best] > acf[best+1] && acf[best] > band
+	return peak, acf[best]
+}
+
+// autocorr returns the sample autocorrelation of x for lags 0..maxLag.
+func autocorr(x []float64, fill float64, maxLag int) []float64 {
+	n := len(x)
+	y := make([]float64, n)
+	mean := 0.0
+	for i, v := range x {
+		if math.IsNaN(v) {
+			v = fill
+		}
+		y[i] = v
+		mean += v
+	}
+	mean /= float64(n)
+	den := 0.0
+	for i := range y {
+		y[i] -= mean
+		den += y[i] * y[i]
+	}
+	out := make([]float64, maxLag+1)
+	if den == 0 {
+		return out
+	}
+	for k := 0; k <= maxLag && k < n; k++ {
+		s := 0.0
+		for i := 0; i+k < n; i++ {
+			s += y[i] * y[i+k]
+		}
+		out[k] = s / den
+	}
+	return out
+}
+
+func stallText(r StallReport) string {
+	if r.Count == 0 {
+		return "no stalls"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d stall", r.Count)
+	if r.Count > 1 {
+		b.WriteString("s")
+	}
+	zeros := 0
+	for _, ep := range r.Episodes {
+		if ep.Zero {
+			zeros++
+		}
+	}
+	switch {
+	case zeros == r.Count:
+		b.WriteString(" to zero")
+	case zeros > 0:
+		fmt.Fprintf(&b, " (%d to zero)", zeros)
+	default:
+		b.WriteString(" (dips, none to zero)")
+	}
+	switch {
+	case r.Count == 2 && r.PeriodSeconds > 0:
+		fmt.Fprintf(&b, ", %.1f s apart", r.PeriodSeconds)
+	case r.PeriodConfirmed:
+		fmt.Fprintf(&b, ", every %.1f s", r.PeriodSeconds)
+	case r.PeriodSeconds > 0:
+		fmt.Fprintf(&b, ", every ~%.1f s (unconfirmed)", r.PeriodSeconds)
+	case r.Count >= 3:
+		b.WriteString(", irregular")
+	}
+	fmt.Fprintf(&b, ", longest %s s", secText(r.LongestSeconds))
+	if r.Count > 1 {
+		fmt.Fprintf(&b, ", total %s s", secText(r.TotalSeconds))
+	}
+	return b.String()
+}
+
+func secText(s float64) string {
+	return strconv.FormatFloat(math.Round(s*10)/10, 'f', -1, 64)
+}
+
+func finite(xs []float64) []float64 {
+	out := make([]float64, 0, len(xs))
+	for _, v := range xs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// median of xs (which it does not modify); NaN when empty.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
