@@ -171,3 +171,31 @@ func boolWord(s string) (bool, bool) {
 	}
 	return false, false
 }
+
+// Variables returns SHOW GLOBAL VARIABLES as a map by lower-case name. With
+// names given, only those are read; names the server lacks are absent.
+func Variables(ctx context.Context, db *sql.DB, names ...string) (map[string]string, error) {
+	q := "SHOW GLOBAL VARIABLES"
+	var args []any
+	if len(names) > 0 {
+		q += " WHERE Variable_name IN (?" + strings.Repeat(",?", len(names)-1) + ")"
+		for _, n := range names {
+			args = append(args, VariableName(n))
+		}
+	}
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read server variables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k string
+		var v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(k)] = v.String
+	}
+	return out, rows.Err()
+}

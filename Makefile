@@ -1,0 +1,37 @@
+# benchmatrix: see README.md. Every target installs what it needs on Debian
+# (as root) or says exactly what is missing.
+
+GO      ?= go
+BIN     := bin/benchmatrix
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
+
+.PHONY: build test check bench-matrix bench-vs-sysbench deps deps-test
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
+
+# deps: the server the sandbox runs (MariaDB from Debian's packages).
+deps:
+	@scripts/ensure-deps.sh server
+
+# deps-test: the server plus sysbench, the yardstick the engine is checked against.
+deps-test:
+	@scripts/ensure-deps.sh server sysbench
+
+# The tests CI runs (.ci/run): real sandboxes, sysbench as the yardstick.
+test: deps-test
+	$(GO) test -race -timeout 40m ./...
+
+check:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(MAKE) test
+
+# The durability matrix (manifests/flush.toml) on a sandbox benchmatrix starts itself.
+bench-matrix: deps build
+	$(BIN) run manifests/flush.toml
+
+bench-vs-sysbench: deps-test
+	$(GO) run ./cmd/bench-vs-sysbench

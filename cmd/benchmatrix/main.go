@@ -1,0 +1,272 @@
+// Command benchmatrix runs benchmark matrices against MySQL-family servers.
+// This file is wiring only: flags, signals and exit codes; the behaviour
+// lives in experiment/, runner/, server/, oltp/ and results/.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/results"
+	"benchmatrix/runner"
+	"benchmatrix/server"
+)
+
+// Exit codes (DESIGN.md).
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitRegression  = 3
+	exitInterrupted = 130
+)
+
+const usage = `benchmatrix: what does this server setting, workload change or version cost?
+
+Usage:
+  benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N]
+  benchmatrix plan MANIFEST
+  benchmatrix report DIR
+  benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
+  benchmatrix version
+`
+
+func main() {
+	ctx, stop := signalContext()
+	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// signalContext cancels on the first SIGINT or SIGTERM (a graceful stop
+// that keeps results); the second kills every sandbox and exits at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				fmt.Fprintln(os.Stderr, "\nbenchmatrix: interrupted; stopping the current cell and keeping finished results (interrupt again to quit at once)")
+				cancel()
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "benchmatrix: interrupted twice; killing servers and exiting")
+			server.KillAll()
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "plan":
+		return cmdPlan(args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
+	case "oltp":
+		return cmdOLTP(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "benchmatrix %s\n", runner.Version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "benchmatrix: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}
+
+// parseInterleaved parses flags that may come before or after the one
+// positional argument.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+type optDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optDuration) String() string { return o.d.String() }
+func (o *optDuration) Set(s string) error {
+	d, err := experiment.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	o.d, o.set = d, true
+	return nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "results directory (default runs/<experiment>-<timestamp>)")
+	var duration, warmup optDuration
+	fs.Var(&duration, "duration", "measured time per cell, overriding the manifest (e.g. 10s)")
+	fs.Var(&warmup, "warmup", "warm-up per cell, overriding the manifest")
+	repeats := fs.Int("repeats", 0, "repeats per cell, overriding the manifest")
+	quiet := fs.Bool("q", false, "no progress lines")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "benchmatrix run: want exactly one manifest")
+		return exitUsage
+	}
+	m, err := experiment.Load(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if *repeats < 0 {
+		fmt.Fprintln(stderr, "benchmatrix run: --repeats must be at least 1")
+		return exitUsage
+	}
+	if *repeats > 0 {
+		m.Repeats = *repeats
+	}
+	plan, err := experiment.Expand(m)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	var dp, wp *time.Duration
+	if duration.set {
+		dp = &duration.d
+	}
+	if warmup.set {
+		wp = &warmup.d
+	}
+	plan.Override(dp, wp)
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", m.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	var progress io.Writer = stderr
+	if *quiet {
+		progress = io.Discard
+	}
+	server.RemoveStale(m.Server.TempDir, func(d string) {
+		fmt.Fprintf(stderr, "removed %s, left by a benchmatrix process that no longer runs\n", d)
+	})
+	cfg := runner.Config{
+		OutDir: dir,
+		Log:    progress,
+		Start: func(ctx context.Context, startup []server.Setting) (server.Server, error) {
+			return server.StartSandbox(ctx, server.SandboxConfig{Binary: m.Server.Binary, TempDir: m.Server.TempDir, Startup: startup})
+		},
+		Workload: runner.OLTP{Log: progress},
+	}
+	run, err := runner.Run(ctx, plan, cfg)
+	if run != nil && len(run.Cells) > 0 {
+		fmt.Fprintln(stdout)
+		_ = results.WriteTable(stdout, run)
+	}
+	fmt.Fprintf(stderr, "results: %s\n", dir)
+	return exitCode(err, stderr)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
+	var me *experiment.Error
+	var ue *runner.UsageError
+	var nf *server.NotFoundError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &me), errors.As(err, &ue), errors.As(err, &nf):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func cmdPlan(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "benchmatrix plan: want exactly one manifest")
+		return exitUsage
+	}
+	m, err := experiment.Load(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	plan, err := experiment.Expand(m)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "%s: %d cell run(s)\n", m.Name, len(plan.Cells))
+	for _, c := range plan.Cells {
+		var server []string
+		for _, p := range c.Server {
+			server = append(server, p.Name+"="+p.Value)
+		}
+		fmt.Fprintf(stdout, "%3d  %-40s repeat %d  %s x%d threads, %s warm-up + %s  server: %s\n", c.Index+1, c.Name, c.Repeat,
+			c.Workload.Workload, c.Workload.Threads, c.Workload.Warmup, c.Workload.Time, strings.Join(server, ", "))
+	}
+	return exitOK
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "benchmatrix report: want one results directory")
+		return exitUsage
+	}
+	run, err := results.ReadRun(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if err := results.WriteTable(stdout, run); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintln(stderr, "benchmatrix oltp: not wired yet")
+	return exitFailure
+}
+
+var _ = exitRegression

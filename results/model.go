@@ -1,0 +1,216 @@
+// Package results is the result model of a matrix run and everything that
+// writes or reads it: run.json, cells.csv, intervals.csv, summary.md and
+// the comparison tables.
+package results
+
+import (
+	"sort"
+	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/oltp"
+	"benchmatrix/server"
+)
+
+// Run statuses.
+const (
+	StatusRunning     = "running"
+	StatusFinished    = "finished"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+)
+
+// Cell statuses.
+const (
+	CellOK     = "ok"
+	CellFailed = "failed"
+)
+
+// Tool identifies the benchmatrix build that produced a run.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Host describes the machine the run was made on.
+type Host struct {
+	Hostname string `json:"hostname"`
+	CPUModel string `json:"cpu_model"`
+	Cores    int    `json:"cores"`
+	MemoryMB int64  `json:"memory_mb"`
+	Kernel   string `json:"kernel"`
+	// Storage under the server's datadir: device and filesystem type.
+	Storage    string `json:"storage,omitempty"`
+	Filesystem string `json:"filesystem,omitempty"`
+}
+
+// Run is a whole matrix run: what was asked, where it ran, and every cell.
+type Run struct {
+	Tool         Tool               `json:"tool"`
+	Experiment   string             `json:"experiment"`
+	Description  string             `json:"description,omitempty"`
+	ManifestPath string             `json:"manifest_path"`
+	Manifest     string             `json:"manifest"` // the manifest text as run
+	ManifestHash string             `json:"manifest_sha256"`
+	Baseline     string             `json:"baseline,omitempty"`
+	Columns      []string           `json:"columns"`
+	ServerConfig []experiment.Param `json:"server_config"`
+	Plan         []experiment.Cell  `json:"plan"`
+	Status       string             `json:"status"`
+	Started      time.Time          `json:"started"`
+	Finished     time.Time          `json:"finished,omitempty"`
+	Server       server.Info        `json:"server"`
+	Host         Host               `json:"host"`
+	Cells        []Cell             `json:"cells"`
+	Notes        []string           `json:"notes,omitempty"`
+	Variables    map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
+}
+
+// Cell is the outcome of one cell run.
+type Cell struct {
+	Name     string             `json:"name"`
+	Index    int                `json:"index"`
+	Scenario string             `json:"scenario,omitempty"`
+	Params   []experiment.Param `json:"params"`
+	Repeat   int                `json:"repeat"`
+	Status   string             `json:"status"`
+	Error    string             `json:"error,omitempty"`
+
+	Started     time.Time `json:"started"`
+	WallSeconds float64   `json:"wall_seconds"`
+	// What the runner had to do before measuring.
+	Restarted      bool    `json:"restarted"`
+	Prepared       bool    `json:"prepared"`
+	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
+
+	// Effective holds the server variables read back after applying the
+	// cell's settings (and the startup options of [server.config]).
+	Effective map[string]string `json:"effective"`
+	Workload  oltp.Options      `json:"workload"`
+	Result    *oltp.Result      `json:"result,omitempty"`
+	// ServerLog is the tail of the server's error log when the cell failed.
+	ServerLog string `json:"server_log,omitempty"`
+
+	Intervals []oltp.Interval `json:"-"` // in intervals.csv
+}
+
+// Param returns the cell's value for a varying parameter, or "".
+func (c *Cell) Param(name string) string {
+	for _, p := range c.Params {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// Summary is one cell's figures over its repeats (medians).
+type Summary struct {
+	Name     string
+	Scenario string
+	Params   []experiment.Param
+	Runs     int // successful repeats
+	Failed   int
+	TPS      float64
+	QPS      float64
+	LatAvg   float64
+	LatP95   float64
+	LatP99   float64
+	LatMax   float64
+	Errors   int64
+}
+
+// Summaries groups the run's cells by name, in plan order, with the median
+// of each figure over the successful repeats.
+func (r *Run) Summaries() []Summary {
+	var order []string
+	by := map[string][]Cell{}
+	for _, c := range r.Cells {
+		if _, ok := by[c.Name]; !ok {
+			order = append(order, c.Name)
+		}
+		by[c.Name] = append(by[c.Name], c)
+	}
+	out := make([]Summary, 0, len(order))
+	for _, name := range order {
+		cells := by[name]
+		s := Summary{Name: name, Scenario: cells[0].Scenario, Params: cells[0].Params}
+		var tps, qps, avg, p95, p99, mx []float64
+		for _, c := range cells {
+			if c.Status != CellOK || c.Result == nil {
+				s.Failed++
+				continue
+			}
+			s.Runs++
+			res := c.Result
+			tps = append(tps, res.TPS())
+			qps = append(qps, res.QPS())
+			avg = append(avg, res.Latency.Avg)
+			p95 = append(p95, res.Latency.P95)
+			p99 = append(p99, res.Latency.P99)
+			mx = append(mx, res.Latency.Max)
+			s.Errors += res.Errors
+		}
+		s.TPS, s.QPS, s.LatAvg, s.LatP95, s.LatP99, s.LatMax = Median(tps), Median(qps), Median(avg), Median(p95), Median(p99), Median(mx)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Median returns the median of xs, or 0 for none.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// BaselineFor returns the name of the summary a cell is compared with: the
+// cell of the baseline scenario with the same axis values, or the baseline
+// cell itself when the baseline names a cell. "" when there is none.
+func BaselineFor(baseline string, s Summary, all []Summary) string {
+	if baseline == "" {
+		return ""
+	}
+	for _, o := range all {
+		if o.Name == baseline {
+			return baseline // a cell name
+		}
+	}
+	// Same parameters apart from the scenario's own.
+	for _, o := range all {
+		if o.Scenario != baseline {
+			continue
+		}
+		if sameAxes(s, o) {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+func sameAxes(a, b Summary) bool {
+	// Cell names are scenario/axis=value/...; compare what follows the scenario.
+	return trimScenario(a.Name, a.Scenario) == trimScenario(b.Name, b.Scenario)
+}
+
+func trimScenario(name, scenario string) string {
+	if scenario == "" {
+		return name
+	}
+	if name == scenario {
+		return ""
+	}
+	if len(name) > len(scenario) && name[:len(scenario)+1] == scenario+"/" {
+		return name[len(scenario)+1:]
+	}
+	return name
+}

@@ -1,0 +1,169 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// ComparisonRows returns the comparison table's header and rows: one row
+// per cell (medians over repeats) with tps, qps, latency and the tps ratio
+// to the cell's baseline.
+func ComparisonRows(r *Run) ([]string, [][]string) {
+	header := []string{"cell", "runs", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "errors"}
+	if r.Baseline != "" {
+		header = append(header, "tps vs "+r.Baseline)
+	}
+	sums := r.Summaries()
+	byName := map[string]Summary{}
+	for _, s := range sums {
+		byName[s.Name] = s
+	}
+	var rows [][]string
+	for _, s := range sums {
+		runs := fmt.Sprintf("%d", s.Runs)
+		if s.Failed > 0 {
+			runs = fmt.Sprintf("%d (%d failed)", s.Runs, s.Failed)
+		}
+		row := []string{s.Name, runs}
+		if s.Runs == 0 {
+			row = append(row, "-", "-", "-", "-", "-", "-")
+		} else {
+			row = append(row, fmt.Sprintf("%.1f", s.TPS), fmt.Sprintf("%.1f", s.QPS), fmt.Sprintf("%.3f", s.LatAvg),
+				fmt.Sprintf("%.3f", s.LatP95), fmt.Sprintf("%.3f", s.LatP99), fmt.Sprintf("%d", s.Errors))
+		}
+		if r.Baseline != "" {
+			ratio := "-"
+			if b, ok := byName[BaselineFor(r.Baseline, s, sums)]; ok && b.TPS > 0 && s.Runs > 0 {
+				ratio = fmt.Sprintf("%.2fx", s.TPS/b.TPS)
+			}
+			row = append(row, ratio)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// WriteTable prints the comparison table for a terminal.
+func WriteTable(w io.Writer, r *Run) error {
+	header, rows := ComparisonRows(r)
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: alignments(len(header))}),
+	)
+	t.Header(anyRow(header)...)
+	for _, row := range rows {
+		if err := t.Append(anyRow(row)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: alignments(len(header))}),
+	)
+	t.Header(anyRow(header)...)
+	for _, row := range rows {
+		if err := t.Append(anyRow(row)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+func alignments(n int) []tw.Align {
+	a := make([]tw.Align, n)
+	for i := range a {
+		a[i] = tw.AlignRight
+	}
+	a[0] = tw.AlignLeft
+	return a
+}
+
+func anyRow(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// WriteMarkdown writes summary.md: what was run, where, the comparison
+// table and what went wrong.
+func WriteMarkdown(w io.Writer, r *Run) error {
+	fmt.Fprintf(w, "# %s\n\n", r.Experiment)
+	if r.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
+	}
+	fmt.Fprintf(w, "Status: **%s**. Started %s", r.Status, r.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if !r.Finished.IsZero() {
+		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e9))
+	}
+	fmt.Fprintf(w, ".\n\n## Environment\n\n")
+	fmt.Fprintf(w, "| | |\n|---|---|\n")
+	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
+	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
+	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
+	if r.Host.Storage != "" {
+		fmt.Fprintf(w, "| datadir storage | %s (%s) |\n", r.Host.Storage, r.Host.Filesystem)
+	}
+	fmt.Fprintf(w, "| tool | %s %s (%s, %s/%s) |\n", r.Tool.Name, r.Tool.Version, r.Tool.GoVersion, runtime.GOOS, runtime.GOARCH)
+	if len(r.ServerConfig) > 0 {
+		var cfg []string
+		for _, p := range r.ServerConfig {
+			cfg = append(cfg, p.Name+"="+p.Value)
+		}
+		fmt.Fprintf(w, "| server config | %s |\n", strings.Join(cfg, ", "))
+	}
+	if len(r.Plan) > 0 {
+		o := r.Plan[0].Workload
+		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
+			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
+	}
+	fmt.Fprintf(w, "\n## Results\n\n")
+	header, rows := ComparisonRows(r)
+	if err := writeMarkdownTable(w, header, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
+		"with repeats, each figure is the median over the successful repeats.\n")
+	var failed []Cell
+	for _, c := range r.Cells {
+		if c.Status != CellOK {
+			failed = append(failed, c)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\n## Failed cells\n\n")
+		for _, c := range failed {
+			fmt.Fprintf(w, "- **%s** (repeat %d): %s\n", c.Name, c.Repeat, c.Error)
+			if c.ServerLog != "" {
+				fmt.Fprintf(w, "\n  ```\n%s\n  ```\n", indent(c.ServerLog, "  "))
+			}
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(w, "\n## Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+	}
+	return nil
+}
+
+func indent(s, pre string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = pre + lines[i]
+	}
+	return strings.Join(lines, "\n")
+}

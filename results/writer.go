@@ -1,0 +1,185 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+)
+
+// File names inside a results directory (DESIGN.md's contract).
+const (
+	RunFile       = "run.json"
+	CellsFile     = "cells.csv"
+	IntervalsFile = "intervals.csv"
+	SummaryFile   = "summary.md"
+)
+
+// Writer writes a run's results directory. Each finished cell is appended
+// to the CSV files in one write and synced before the next cell starts, and
+// run.json is replaced atomically, so an interrupted run keeps every cell
+// it finished.
+type Writer struct {
+	Dir     string
+	columns []string
+}
+
+// CellColumns returns the header of cells.csv for the given varying
+// parameters.
+func CellColumns(params []string) []string {
+	h := []string{"cell", "scenario"}
+	h = append(h, params...)
+	return append(h, "repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
+		"errors", "reconnects", "events", "seconds", "error")
+}
+
+// IntervalColumns is the header of intervals.csv.
+var IntervalColumns = []string{"cell", "repeat", "t", "phase", "tps", "qps", "lat_p95_ms", "errors",
+	"reads_s", "writes_s", "others_s", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "reconnects_s"}
+
+// Create makes the directory and writes the CSV headers.
+func Create(dir string, params []string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	w := &Writer{Dir: dir, columns: params}
+	if err := writeFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalColumns})); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// AppendCell appends a finished cell run to cells.csv and its intervals to
+// intervals.csv.
+func (w *Writer) AppendCell(c *Cell) error {
+	if err := appendSync(filepath.Join(w.Dir, IntervalsFile), csvBytes(IntervalRows(c))); err != nil {
+		return err
+	}
+	return appendSync(filepath.Join(w.Dir, CellsFile), csvBytes([][]string{CellRow(c, w.columns)}))
+}
+
+// CellRow renders a cell as a cells.csv row.
+func CellRow(c *Cell, params []string) []string {
+	row := []string{c.Name, c.Scenario}
+	for _, p := range params {
+		row = append(row, c.Param(p))
+	}
+	row = append(row, strconv.Itoa(c.Repeat), c.Status)
+	if r := c.Result; r != nil && c.Status == CellOK {
+		row = append(row, f2(r.TPS()), f2(r.QPS()), f3(r.Latency.Avg), f3(r.Latency.P95), f3(r.Latency.P99), f3(r.Latency.Max),
+			strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.Reconnects, 10), strconv.FormatInt(r.Events, 10), f3(r.Elapsed.Seconds()))
+	} else {
+		row = append(row, "", "", "", "", "", "", "", "", "", "")
+	}
+	return append(row, c.Error)
+}
+
+// IntervalRows renders a cell's intervals as intervals.csv rows.
+func IntervalRows(c *Cell) [][]string {
+	rows := make([][]string, 0, len(c.Intervals))
+	for _, iv := range c.Intervals {
+		s := iv.Seconds()
+		rate := func(n int64) string {
+			if s <= 0 {
+				return "0"
+			}
+			return f2(float64(n) / s)
+		}
+		rows = append(rows, []string{c.Name, strconv.Itoa(c.Repeat), f3(iv.End.Seconds()), string(iv.Phase),
+			rate(iv.Events), rate(iv.Reads + iv.Writes + iv.Others), f3(iv.LatP95), strconv.FormatInt(iv.Errors, 10),
+			rate(iv.Reads), rate(iv.Writes), rate(iv.Others), f3(iv.LatP50), f3(iv.LatP99), f3(iv.LatMax), rate(iv.Reconnects)})
+	}
+	return rows
+}
+
+// WriteRun replaces run.json atomically.
+func (w *Writer) WriteRun(r *Run) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
+}
+
+// WriteSummary replaces summary.md atomically.
+func (w *Writer) WriteSummary(r *Run) error {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(w.Dir, SummaryFile), b.Bytes())
+}
+
+// ReadRun loads run.json from a results directory.
+func ReadRun(dir string) (*Run, error) {
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return nil, err
+	}
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
+	return &r, nil
+}
+
+func csvBytes(rows [][]string) []byte {
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	_ = cw.WriteAll(rows)
+	return b.Bytes()
+}
+
+func appendSync(path string, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("append %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
