@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-
 )
 
 // File names inside a results directory (DESIGN.md's contract).
