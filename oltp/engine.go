@@ -2,7 +2,6 @@ package oltp
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/go-sql-driver/mysql"
@@ -11,17 +10,17 @@ import (
 // Prepare creates the workload's tables in cfg.DBName and loads them.
 // Progress lines (sysbench's wording) go to log.
 func Prepare(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) error {
-	return errors.New("oltp: Prepare not implemented yet")
+	return prepare(ctx, cfg, o, log)
 }
 
 // Prewarm reads every table (and its secondary index) into the buffer pool.
 func Prewarm(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) error {
-	return errors.New("oltp: Prewarm not implemented yet")
+	return prewarm(ctx, cfg, o, log)
 }
 
 // Cleanup drops the tables the workload defines, and nothing else.
 func Cleanup(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) error {
-	return errors.New("oltp: Cleanup not implemented yet")
+	return cleanup(ctx, cfg, o, log)
 }
 
 // Run drives the workload for o.Warmup (reported with PhaseWarmup, excluded
@@ -30,5 +29,5 @@ func Cleanup(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) e
 // that is 0 no intervals are reported). Cancelling ctx stops new events,
 // lets in-flight ones finish, and returns what was measured with ctx.Err().
 func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error) {
-	return nil, errors.New("oltp: Run not implemented yet")
+	return run(ctx, cfg, o, report)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// ReinsertID is what sysbench lacks: "same" re-inserts the deleted id
 	// (sysbench's behaviour); "auto" lets AUTO_INCREMENT assign a new one.
 	ReinsertID string `json:"reinsert_id"`
+	// Recreate lets prepare drop and recreate sbtestN tables that already
+	// exist; without it prepare refuses to touch them (not a sysbench option).
+	Recreate bool `json:"recreate,omitempty"`
 
 	// Run control.
 	Threads        int           `json:"threads"`
@@ -164,6 +167,7 @@ var optionTable = map[string]optionSetter{
 		}
 		return fmt.Errorf("%q: want same or auto", v)
 	},
+	"recreate":        boolOpt(func(o *Options) *bool { return &o.Recreate }),
 	"threads":         intOpt(func(o *Options) *int { return &o.Threads }, 1),
 	"time":            durOpt(func(o *Options) *time.Duration { return &o.Time }),
 	"events":          func(o *Options, v string) error { return setInt64(&o.Events, v, 0) },

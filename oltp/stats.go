@@ -1,0 +1,155 @@
+package oltp
+
+import (
+	"math"
+	"sync"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Phase indexes of per-phase tallies.
+const (
+	phWarmup = 0
+	phRun    = 1
+)
+
+// workerStats is what one worker has recorded since the last collection,
+// split by the phase each event started in. The worker takes mu once per
+// event (never per statement); it is uncontended except at the tick, when
+// the collector swaps the histogram for a clean one, so the hot path never
+// waits on another worker.
+type workerStats struct {
+	mu sync.Mutex
+	ph [2]tally
+	_  [64]byte // keep workers' locks on separate cache lines
+}
+
+func newWorkerStats(warmup bool) *workerStats {
+	ws := &workerStats{}
+	ws.ph[phRun] = newTally()
+	if warmup {
+		ws.ph[phWarmup] = newTally()
+	}
+	return ws
+}
+
+// eventRecord is one event's outcome, accumulated by the worker without
+// locking and handed over in one go.
+type eventRecord struct {
+	phase      int
+	done       bool  // the event completed (false: abandoned at stop)
+	ns         int64 // latency, from the intended start under --rate
+	q          counts
+	errors     int64
+	reconnects int64
+	late       bool
+}
+
+func (ws *workerStats) record(e *eventRecord) {
+	ws.mu.Lock()
+	t := &ws.ph[e.phase]
+	if t.hist == nil { // an event of a phase this run does not have
+		t = &ws.ph[phRun]
+	}
+	if e.done {
+		t.recordEvent(e.ns)
+	}
+	t.reads += e.q.reads
+	t.writes += e.q.writes
+	t.others += e.q.others
+	t.errors += e.errors
+	t.reconnects += e.reconnects
+	if e.late {
+		t.late++
+	}
+	ws.mu.Unlock()
+}
+
+// collector merges the workers' tallies at each tick into the current
+// interval and the per-phase cumulative tallies. Only the coordinator
+// goroutine uses it.
+type collector struct {
+	ws    []*workerStats
+	spare *hdrhistogram.Histogram // clean histogram swapped into a worker
+	cum   [2]tally
+	// per-worker events and latency sum (ns) of the run phase, for
+	// sysbench's threads fairness.
+	perEvents []int64
+	perLatSum []int64
+}
+
+func newCollector(ws []*workerStats) *collector {
+	c := &collector{ws: ws, perEvents: make([]int64, len(ws)), perLatSum: make([]int64, len(ws))}
+	c.spare = newHist()
+	c.cum[phWarmup] = newTally()
+	c.cum[phRun] = newTally()
+	return c
+}
+
+// collect drains every worker into iv (which it clears first) and into
+// the cumulative tallies.
+func (c *collector) collect(iv *tally) {
+	iv.clearCounts()
+	iv.hist.Reset()
+	for i, ws := range c.ws {
+		for p := range ws.ph {
+			ws.mu.Lock()
+			cur := ws.ph[p]
+			if cur.hist == nil {
+				ws.mu.Unlock()
+				continue
+			}
+			if cur.events == 0 {
+				// Nothing recorded in the histogram: keep it, take counters.
+				ws.ph[p].clearCounts()
+				ws.mu.Unlock()
+				cur.hist = nil
+			} else {
+				ws.ph[p] = tally{hist: c.spare}
+				ws.mu.Unlock()
+			}
+			iv.add(&cur)
+			c.cum[p].add(&cur)
+			if p == phRun {
+				c.perEvents[i] += cur.events
+				c.perLatSum[i] += cur.latSum
+			}
+			if cur.hist != nil {
+				cur.hist.Reset()
+				c.spare = cur.hist
+			}
+		}
+	}
+}
+
+// fairness is sysbench's threads fairness over the run phase: mean and
+// population standard deviation of events per worker and of the
+// per-worker sum of event latencies in seconds.
+func (c *collector) fairness() Fairness {
+	ev := make([]float64, len(c.perEvents))
+	lt := make([]float64, len(c.perLatSum))
+	for i := range ev {
+		ev[i] = float64(c.perEvents[i])
+		lt[i] = float64(c.perLatSum[i]) / 1e9
+	}
+	var f Fairness
+	f.EventsAvg, f.EventsStddev = meanStddev(ev)
+	f.TimeAvg, f.TimeStddev = meanStddev(lt)
+	return f
+}
+
+func meanStddev(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	var sq float64
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sq / float64(len(xs)))
+}
