@@ -160,9 +160,93 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			} else {
 				m.Repeats = int(n)
 			}
+		case "exclude":
+			d.exclude(key, v, m)
+		case "zip":
+			d.zip(key, v, m)
+		case "order":
+			if s, ok := d.str(key, v); ok {
+				switch s {
+				case "grouped", "written", "shuffled":
+					m.Order = s
+				default:
+					d.problem(key, "%q: want grouped, written or shuffled", s)
+				}
+			}
+		case "seed":
+			if n, ok := v.(int64); ok {
+				m.Seed = n
+			} else {
+				d.problem(key, "want an integer, got a %s", typeName(v))
+			}
+		case "cell_name":
+			if s, ok := d.str(key, v); ok {
+				m.CellName = s
+			}
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, repeats)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, repeats, exclude, zip, order, seed, cell_name)")
 		}
+	}
+}
+
+func (d *decoder) exclude(key string, v any, m *Manifest) {
+	var entries []map[string]any
+	switch x := v.(type) {
+	case []map[string]any:
+		entries = x
+	case []any:
+		for i, e := range x {
+			t, ok := e.(map[string]any)
+			if !ok {
+				d.problem(key, "entry %d: want a table such as { scenario = \"b0e0\", threads = 4 }, got a %s", i+1, typeName(e))
+				continue
+			}
+			entries = append(entries, t)
+		}
+	default:
+		d.problem(key, "want an array of tables, e.g. exclude = [{ scenario = \"b0e0\", threads = 4 }]")
+		return
+	}
+	for i, t := range entries {
+		if len(t) == 0 {
+			d.problem(key, "entry %d is empty: it would exclude every cell", i+1)
+			continue
+		}
+		ex := map[string]string{}
+		for _, k := range sortedKeys(t) {
+			s, ok := valueText(t[k])
+			if !ok {
+				d.problem(key+"."+k, "want a string, number or boolean, got a %s", typeName(t[k]))
+				continue
+			}
+			ex[k] = s
+		}
+		m.Exclude = append(m.Exclude, ex)
+	}
+}
+
+func (d *decoder) zip(key string, v any, m *Manifest) {
+	groups, ok := v.([]any)
+	if !ok {
+		d.problem(key, "want an array of axis-name arrays, e.g. zip = [[\"innodb_buffer_pool_size\", \"table_size\"]]")
+		return
+	}
+	for i, g := range groups {
+		names, ok := g.([]any)
+		if !ok || len(names) < 2 {
+			d.problem(key, "group %d: want an array of at least two axis names", i+1)
+			continue
+		}
+		var group []string
+		for _, n := range names {
+			s, ok := n.(string)
+			if !ok {
+				d.problem(key, "group %d: axis names are strings", i+1)
+				continue
+			}
+			group = append(group, s)
+		}
+		m.Zips = append(m.Zips, group)
 	}
 }
 

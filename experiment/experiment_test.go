@@ -125,3 +125,114 @@ func TestProblemsNameKeyAndLine(t *testing.T) {
 		})
 	}
 }
+
+func TestExcludeZipTemplateOrder(t *testing.T) {
+	t.Parallel()
+	src := `
+[experiment]
+exclude = [{ scenario = "b0e0", threads = 4 }, { threads = 1, table_size = 2000 }]
+zip = [["table_size", "innodb_buffer_pool_size"]]
+cell_name = "{scenario}-t{threads}-{table_size}"
+order = "written"
+repeats = 2
+[workload]
+name = "oltp_read_only"
+[scenarios]
+b1e1 = { sync_binlog = 1 }
+b0e0 = { sync_binlog = 0 }
+[axes]
+threads = [1, 4]
+table_size = [1000, 2000]
+innodb_buffer_pool_size = ["64M", "128M"]
+`
+	m, err := Parse("x.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.Cells {
+		if c.Repeat == 1 {
+			names = append(names, c.Name)
+		}
+	}
+	// 2 scenarios x 2 threads x 2 zipped sizes = 8, minus b0e0 t4 (2) and t1/2000 (2).
+	want := "b1e1-t1-1000 b1e1-t4-1000 b1e1-t4-2000 b0e0-t1-1000"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("cells\n got %s\nwant %s", got, want)
+	}
+	if len(p.Cells) != 8 || p.Cells[4].Name != "b1e1-t1-1000" || p.Cells[4].Repeat != 2 {
+		t.Fatalf("repeats not interleaved: %d cells, [4] = %s#%d", len(p.Cells), p.Cells[4].Name, p.Cells[4].Repeat)
+	}
+	c := p.Cells[2] // b1e1-t4-2000: the zip moved the buffer pool with the size
+	if c.Workload.TableSize != 2000 || len(c.Server) != 2 || c.Server[1].Value != "128M" {
+		t.Fatalf("zip: %+v %+v", c.Workload.TableSize, c.Server)
+	}
+	if !p.Cells[2].Change.Reload || p.Cells[1].Change.Reload {
+		t.Fatalf("reload costs: %+v %+v", p.Cells[1].Change, p.Cells[2].Change)
+	}
+}
+
+func TestGroupedOrderMinimisesRestarts(t *testing.T) {
+	t.Parallel()
+	src := `
+[workload]
+name = "oltp_read_only"
+[axes]
+innodb_doublewrite = ["ON", "OFF"]
+sync_binlog = [0, 1]
+table_size = [1000, 2000]
+`
+	m, err := Parse("x.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Expand(m)
+	restarts, reloads := 0, 0
+	for _, c := range p.Cells {
+		if len(c.Change.Restart) > 0 {
+			restarts++
+		}
+		if c.Change.Reload && !c.Change.Start {
+			reloads++
+		}
+	}
+	// Grouped by data, then startup options: 2 data shapes, each with 2
+	// doublewrite settings: one reload, and at most 3 restarts.
+	if reloads != 1 || restarts > 3 {
+		t.Fatalf("grouped order: %d reloads, %d restarts", reloads, restarts)
+	}
+}
+
+func TestShuffledOrderIsSeeded(t *testing.T) {
+	t.Parallel()
+	src := "[experiment]\norder = \"shuffled\"\nseed = 7\n[workload]\nname = \"oltp_read_only\"\n[axes]\nthreads = [1, 2, 3, 4, 5, 6]\n"
+	m1, _ := Parse("x.toml", src)
+	m2, _ := Parse("x.toml", src)
+	p1, _ := Expand(m1)
+	p2, _ := Expand(m2)
+	for i := range p1.Cells {
+		if p1.Cells[i].Name != p2.Cells[i].Name {
+			t.Fatalf("same seed, different order at %d", i)
+		}
+	}
+}
+
+func TestMoreProblems(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ src, want string }{
+		{"[experiment]\nexclude = [{ thread = 4 }]\n[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1, 4]\n", "experiment.exclude.thread"},
+		{"[experiment]\nzip = [[\"a\", \"threads\"]]\n[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1, 4]\n", "line 2: experiment.zip"},
+		{"[experiment]\ncell_name = \"{scenario}\"\n[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1, 4]\n", "experiment.cell_name"},
+		{"[experiment]\nexclude = [{ threads = 1 }]\n[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1]\n", "the matrix is empty"},
+		{"[experiment]\norder = \"random\"\n[workload]\nname = \"oltp_insert\"\n", "line 2: experiment.order"},
+	} {
+		_, err := Parse("m.toml", c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want mention of %q", c.src, err, c.want)
+		}
+	}
+}

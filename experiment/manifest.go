@@ -22,6 +22,17 @@ type Manifest struct {
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
 	Repeats     int           `json:"repeats"`
+	// Exclude removes every cell matching all keys of one entry.
+	Exclude []map[string]string `json:"exclude,omitempty"`
+	// Zips are groups of axes that vary together (same position in each).
+	Zips [][]string `json:"zip,omitempty"`
+	// Order is "grouped" (default: fewest restarts and reloads),
+	// "written" (manifest order) or "shuffled" (with Seed, recorded).
+	Order string `json:"order"`
+	Seed  int64  `json:"seed,omitempty"`
+	// CellName is a template such as "{scenario}-t{threads}"; empty means
+	// scenario/axis=value/...
+	CellName string `json:"cell_name,omitempty"`
 
 	Server   ServerSpec `json:"server"`
 	Workload []Param    `json:"workload"` // [workload] keys, in file order

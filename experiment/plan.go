@@ -2,10 +2,14 @@ package experiment
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
 	"benchmatrix/oltp"
+	"benchmatrix/server"
 )
 
 // Defaults for keys a manifest leaves out.
@@ -28,6 +32,8 @@ type Cell struct {
 	// Server holds the server variables this cell sets (scenario and axes);
 	// [server.config] is in the manifest and applies to every cell.
 	Server []Param `json:"server"`
+	// Change is what the runner does before this cell, given the previous.
+	Change Change `json:"change"`
 }
 
 // Key identifies the cell's parameter combination, without the repeat.
@@ -40,6 +46,8 @@ type Plan struct {
 	// cell has a value for each (cells.csv has one column per name).
 	Columns []string `json:"columns"`
 	Cells   []Cell   `json:"cells"`
+	Order   string   `json:"order"`
+	Seed    int64    `json:"seed,omitempty"` // the shuffle's seed, to reproduce the order
 }
 
 // IsWorkloadKey reports whether a parameter name belongs to the workload
@@ -113,13 +121,41 @@ func (d *decoder) validate(m *Manifest) {
 			d.problem("experiment.baseline", "%q is neither a scenario nor a cell (scenarios: %s)", m.Baseline, strings.Join(known, ", "))
 		}
 	}
+	varying := map[string]bool{"scenario": true}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			varying[p.Name] = true
+		}
+	}
+	for _, ax := range m.Axes {
+		varying[ax.Name] = true
+	}
+	for _, ex := range m.Exclude {
+		for k := range ex {
+			if !varying[k] {
+				d.problem("experiment.exclude."+k, "%q is neither \"scenario\" nor a parameter that varies (a scenario or axis key)", k)
+			}
+		}
+	}
+	for _, ph := range placeholderRE.FindAllStringSubmatch(m.CellName, -1) {
+		if !varying[ph[1]] {
+			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])
+		}
+	}
 	if len(d.problems) > 0 {
 		return
 	}
 	// Whole-cell checks: what only the combination can show.
 	plan, err := expand(m)
 	if err != nil {
-		d.problem("", "%v", err)
+		key := ""
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "zip"):
+			key = "experiment.zip"
+		case strings.Contains(msg, "named"):
+			key = "experiment.cell_name"
+		}
+		d.problem(key, "%v", err)
 		return
 	}
 	if len(plan.Cells) == 0 {
@@ -161,9 +197,11 @@ func baseName(p string) string {
 }
 
 // Expand turns a validated manifest into its plan: every scenario × every
-// combination of axis values (the last axis varying fastest), repeated
-// interleaved: all cells once, then all cells again (A B C A B C), so that
-// drift over time falls on every cell alike.
+// combination of axis values (the last axis varying fastest; zipped axes
+// vary together), minus the excluded cells, repeated interleaved: all cells
+// once, then all cells again (A B C A B C), so that drift over time falls on
+// every cell alike. Within each round the order is grouped (fewest restarts
+// and reloads), as written, or shuffled with a recorded seed.
 func Expand(m *Manifest) (*Plan, error) { return expand(m) }
 
 func expand(m *Manifest) (*Plan, error) {
@@ -171,7 +209,10 @@ func expand(m *Manifest) (*Plan, error) {
 	if len(scenarios) == 0 {
 		scenarios = []Scenario{{}}
 	}
-	p := &Plan{Manifest: m}
+	p := &Plan{Manifest: m, Order: m.Order, Seed: m.Seed}
+	if p.Order == "" {
+		p.Order = "grouped"
+	}
 	seenCol := map[string]bool{}
 	addCol := func(n string) {
 		if !seenCol[n] {
@@ -188,25 +229,25 @@ func expand(m *Manifest) (*Plan, error) {
 		addCol(ax.Name)
 	}
 
-	combos := [][]Param{nil}
-	for _, ax := range m.Axes {
-		var next [][]Param
-		for _, c := range combos {
-			for _, v := range ax.Values {
-				nc := append(append([]Param(nil), c...), Param{Name: ax.Name, Value: v})
-				next = append(next, nc)
-			}
-		}
-		combos = next
+	combos, err := axisCombos(m)
+	if err != nil {
+		return nil, err
 	}
-
 	var base []Cell
+	names := map[string]bool{}
 	for _, sc := range scenarios {
 		for _, combo := range combos {
 			c := Cell{Scenario: sc.Name}
 			params := append(append([]Param(nil), sc.Params...), combo...)
 			c.Params = mergeParams(params)
-			c.Name = cellName(sc.Name, combo)
+			if excluded(m.Exclude, c) {
+				continue
+			}
+			c.Name = cellName(m.CellName, sc.Name, combo, c.Params)
+			if names[c.Name] {
+				return nil, fmt.Errorf("two cells are both named %q: make cell_name include every varying parameter", c.Name)
+			}
+			names[c.Name] = true
 			o, err := resolveWorkload(m, c.Params)
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: %w", c.Name, err)
@@ -224,14 +265,238 @@ func expand(m *Manifest) (*Plan, error) {
 	if repeats < 1 {
 		repeats = 1
 	}
+	var rng *rand.Rand
+	if p.Order == "shuffled" {
+		if p.Seed == 0 {
+			p.Seed = time.Now().UnixNano()
+		}
+		rng = rand.New(rand.NewPCG(uint64(p.Seed), 0x62656e63686d7478))
+	}
 	for r := 1; r <= repeats; r++ {
-		for _, c := range base {
+		round := append([]Cell(nil), base...)
+		switch p.Order {
+		case "grouped":
+			sort.SliceStable(round, func(i, j int) bool { return groupKey(round[i]) < groupKey(round[j]) })
+		case "shuffled":
+			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
+		}
+		for _, c := range round {
 			c.Repeat = r
 			c.Index = len(p.Cells)
 			p.Cells = append(p.Cells, c)
 		}
 	}
+	p.computeChanges()
 	return p, nil
+}
+
+// axisCombos is the product of the axes, zipped groups counting as one.
+func axisCombos(m *Manifest) ([][]Param, error) {
+	byName := map[string]Axis{}
+	for _, ax := range m.Axes {
+		byName[ax.Name] = ax
+	}
+	zipOf := map[string]int{}
+	for gi, g := range m.Zips {
+		n := -1
+		for _, name := range g {
+			ax, ok := byName[name]
+			if !ok {
+				return nil, fmt.Errorf("zip group %d names %q, which is not an axis", gi+1, name)
+			}
+			if _, dup := zipOf[name]; dup {
+				return nil, fmt.Errorf("axis %q is in two zip groups", name)
+			}
+			if n >= 0 && len(ax.Values) != n {
+				return nil, fmt.Errorf("zip group %d: axes %s must have the same number of values", gi+1, strings.Join(g, ", "))
+			}
+			n = len(ax.Values)
+			zipOf[name] = gi
+		}
+	}
+	combos := [][]Param{nil}
+	done := map[int]bool{}
+	for _, ax := range m.Axes {
+		members := []Axis{ax}
+		if gi, ok := zipOf[ax.Name]; ok {
+			if done[gi] {
+				continue
+			}
+			done[gi] = true
+			members = nil
+			for _, name := range m.Zips[gi] {
+				members = append(members, byName[name])
+			}
+		}
+		var next [][]Param
+		for _, c := range combos {
+			for i := range members[0].Values {
+				nc := append([]Param(nil), c...)
+				for _, mem := range members {
+					nc = append(nc, Param{Name: mem.Name, Value: mem.Values[i]})
+				}
+				next = append(next, nc)
+			}
+		}
+		combos = next
+	}
+	return combos, nil
+}
+
+func excluded(rules []map[string]string, c Cell) bool {
+	for _, rule := range rules {
+		match := true
+		for k, v := range rule {
+			got := ""
+			if k == "scenario" {
+				got = c.Scenario
+			} else {
+				for _, p := range c.Params {
+					if p.Name == k {
+						got = p.Value
+					}
+				}
+			}
+			if got != v {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// groupKey orders cells so that those sharing loaded data and startup
+// options run together.
+func groupKey(c Cell) string {
+	return DataKey(c.Workload) + "|" + restartKey(c)
+}
+
+func restartKey(c Cell) string {
+	var parts []string
+	for _, p := range c.Server {
+		if RestartOnly(p.Name) {
+			parts = append(parts, strings.ToLower(p.Name)+"="+p.Value)
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// RestartOnly reports whether a variable needs a restart on MariaDB or
+// MySQL; the plan does not know which server will run it.
+func RestartOnly(name string) bool {
+	return server.RestartOnly(server.MariaDB, name) || server.RestartOnly(server.MySQL, name)
+}
+
+// DataKey says what a cell needs loaded: the schema family and every
+// option that reshapes the data.
+func DataKey(o oltp.Options) string {
+	family := "sbtest"
+	if o.Workload == "bulk_insert" {
+		family = fmt.Sprintf("bulk/%d", o.Threads)
+	}
+	return fmt.Sprintf("%s tables=%d size=%d auto_inc=%v secondary=%v create_secondary=%v engine=%s empty=%v",
+		family, o.Tables, o.TableSize, o.AutoInc, o.Secondary, o.CreateSecondary, strings.ToLower(o.StorageEngine),
+		EmptyTables(o))
+}
+
+// EmptyTables reports whether prepare creates the tables without rows, as
+// sysbench does for oltp_insert with auto_inc off (its ids would collide).
+func EmptyTables(o oltp.Options) bool { return o.Workload == "oltp_insert" && !o.AutoInc }
+
+// ChangesData reports whether running the workload changes the amount of
+// data, so the next cell must not reuse it.
+func ChangesData(o oltp.Options) bool {
+	switch o.Workload {
+	case "oltp_insert", "bulk_insert", "oltp_delete":
+		return true
+	case "oltp_read_write", "oltp_write_only", "oltp_legacy":
+		return o.ReinsertID == "auto"
+	}
+	return false
+}
+
+// Change is what the runner must do before a cell, given the cell before.
+type Change struct {
+	Start   bool    `json:"start,omitempty"`   // the first cell starts the server
+	Restart []Param `json:"restart,omitempty"` // restart-only values that differ
+	Dynamic []Param `json:"dynamic,omitempty"` // SET GLOBAL
+	Reload  bool    `json:"reload"`            // data loaded (again)
+	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
+}
+
+// Cost names the change in one word: start, restart+reload, set, ...
+func (ch Change) Cost() string {
+	var parts []string
+	switch {
+	case ch.Start:
+		parts = append(parts, "start")
+	case len(ch.Restart) > 0:
+		parts = append(parts, "restart")
+	}
+	if ch.Reload {
+		parts = append(parts, "reload")
+	}
+	if len(ch.Dynamic) > 0 {
+		parts = append(parts, "set")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "+")
+}
+
+func (p *Plan) computeChanges() {
+	var prev *Cell
+	for i := range p.Cells {
+		c := &p.Cells[i]
+		var ch Change
+		if prev == nil {
+			ch.Start, ch.Reload, ch.Reason = true, true, "first load"
+		} else {
+			if restartKey(*c) != restartKey(*prev) {
+				for _, s := range c.Server {
+					if RestartOnly(s.Name) {
+						ch.Restart = append(ch.Restart, s)
+					}
+				}
+			}
+			switch {
+			case DataKey(c.Workload) != DataKey(prev.Workload):
+				ch.Reload, ch.Reason = true, "data shape changed"
+			case ChangesData(prev.Workload):
+				ch.Reload, ch.Reason = true, prev.Workload.Workload+" changed the data"
+			}
+		}
+		for _, s := range c.Server {
+			if !RestartOnly(s.Name) {
+				ch.Dynamic = append(ch.Dynamic, s)
+			}
+		}
+		c.Change = ch
+		prev = c
+	}
+}
+
+// Estimate is a rough wall time for the plan: warm-up and measurement of
+// every cell, plus restarts and loads at typical rates.
+func (p *Plan) Estimate() time.Duration {
+	var total time.Duration
+	for _, c := range p.Cells {
+		total += c.Workload.Warmup + c.Workload.Time + time.Second
+		if c.Change.Start || len(c.Change.Restart) > 0 {
+			total += 2 * time.Second
+		}
+		if c.Change.Reload {
+			rows := int64(c.Workload.Tables) * int64(c.Workload.TableSize)
+			total += time.Second + time.Duration(rows/100000)*time.Second
+		}
+	}
+	return total
 }
 
 // mergeParams keeps the last value of each name (an axis overrides the
@@ -250,7 +515,23 @@ func mergeParams(ps []Param) []Param {
 	return out
 }
 
-func cellName(scenario string, combo []Param) string {
+var placeholderRE = regexp.MustCompile(`\{([A-Za-z0-9_\-]+)\}`)
+
+func cellName(template, scenario string, combo, params []Param) string {
+	if template != "" {
+		return placeholderRE.ReplaceAllStringFunc(template, func(ph string) string {
+			key := ph[1 : len(ph)-1]
+			if key == "scenario" {
+				return scenario
+			}
+			for _, p := range params {
+				if p.Name == key {
+					return p.Value
+				}
+			}
+			return ph
+		})
+	}
 	parts := []string{}
 	if scenario != "" {
 		parts = append(parts, scenario)

@@ -56,7 +56,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	cfg.DBName = Schema
 	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) { intervals = append(intervals, iv) })
 	res.Intervals = intervals
-	if changesData(o) {
+	if experiment.ChangesData(o) {
 		r.loaded = ""
 	}
 	if err != nil {
@@ -136,7 +136,7 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 // ensureData loads the cell's data unless the same shape is loaded and
 // untouched.
 func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Cell) error {
-	key := dataKey(o)
+	key := experiment.DataKey(o)
 	if key == r.loaded {
 		return nil
 	}

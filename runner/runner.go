@@ -295,27 +295,3 @@ func sameSettings(a, b []server.Setting) bool {
 	}
 	return true
 }
-
-// dataKey says what a cell needs loaded: the schema family and every option
-// that reshapes the data.
-func dataKey(o oltp.Options) string {
-	family := "sbtest"
-	if o.Workload == "bulk_insert" {
-		family = fmt.Sprintf("bulk/%d", o.Threads)
-	}
-	return fmt.Sprintf("%s tables=%d size=%d auto_inc=%v secondary=%v create_secondary=%v engine=%s empty=%v",
-		family, o.Tables, o.TableSize, o.AutoInc, o.Secondary, o.CreateSecondary, strings.ToLower(o.StorageEngine),
-		o.Workload == "oltp_insert" && !o.AutoInc)
-}
-
-// changesData reports whether running the workload changes the amount of
-// data, so the next cell must not reuse it.
-func changesData(o oltp.Options) bool {
-	switch o.Workload {
-	case "oltp_insert", "bulk_insert", "oltp_delete":
-		return true
-	case "oltp_read_write", "oltp_write_only", "oltp_legacy":
-		return o.ReinsertID == "auto"
-	}
-	return false
-}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -217,6 +218,7 @@ func exitCode(err error, stderr io.Writer) int {
 func cmdPlan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print a JSON array, one object per cell run")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -235,14 +237,53 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "%s: %d cell run(s)\n", m.Name, len(plan.Cells))
-	for _, c := range plan.Cells {
-		var server []string
-		for _, p := range c.Server {
-			server = append(server, p.Name+"="+p.Value)
+	if *asJSON {
+		type entry struct {
+			Name     string            `json:"name"`
+			Repeat   int               `json:"repeat"`
+			Scenario string            `json:"scenario,omitempty"`
+			Params   map[string]string `json:"parameters"`
+			Workload string            `json:"workload"`
+			Cost     string            `json:"change_cost"`
+			Change   experiment.Change `json:"change"`
 		}
-		fmt.Fprintf(stdout, "%3d  %-40s repeat %d  %s x%d threads, %s warm-up + %s  server: %s\n", c.Index+1, c.Name, c.Repeat,
-			c.Workload.Workload, c.Workload.Threads, c.Workload.Warmup, c.Workload.Time, strings.Join(server, ", "))
+		out := []entry{}
+		for _, c := range plan.Cells {
+			params := map[string]string{}
+			for _, p := range c.Params {
+				params[p.Name] = p.Value
+			}
+			out = append(out, entry{c.Name, c.Repeat, c.Scenario, params, c.Workload.Workload, c.Change.Cost(), c.Change})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return exitFailure
+		}
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s: %d cell run(s), order %s", m.Name, len(plan.Cells), plan.Order)
+	if plan.Order == "shuffled" {
+		fmt.Fprintf(stdout, " (seed %d)", plan.Seed)
+	}
+	fmt.Fprintf(stdout, ", estimated %s\n", plan.Estimate().Round(time.Second))
+	for _, c := range plan.Cells {
+		what := c.Change.Cost()
+		var detail []string
+		for _, p := range c.Change.Restart {
+			detail = append(detail, "restart for "+p.Name+"="+p.Value)
+		}
+		for _, p := range c.Change.Dynamic {
+			detail = append(detail, "set "+p.Name+"="+p.Value)
+		}
+		switch {
+		case c.Change.Reload && experiment.EmptyTables(c.Workload):
+			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
+		case c.Change.Reload:
+			detail = append(detail, fmt.Sprintf("load %dx%d rows (%s)", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason))
+		}
+		fmt.Fprintf(stdout, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat, what,
+			c.Workload.Workload, c.Workload.Threads, c.Workload.Time, c.Workload.Warmup, strings.Join(detail, "; "))
 	}
 	return exitOK
 }
