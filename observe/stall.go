@@ -187,6 +187,7 @@ func acfPeak(x []float64, fill float64, want int) (bool, float64) {
 }
 
 // autocorr returns the sample autocorrelation of x for lags 0..maxLag.
+// NaN values are replaced by fill.
 func autocorr(x []float64, fill float64, maxLag int) []float64 {
 	n := len(x)
 	y := make([]float64, n)
@@ -213,7 +214,10 @@ func autocorr(x []float64, fill float64, maxLag int) []float64 {
 		for i := 0; i+k < n; i++ {
 			s += y[i] * y[i+k]
 		}
-		out[k] = s / den
+		// Normalised per pair (the "unbiased" estimator): the usual
+		// biased one shrinks lag k by (N-k)/N, which on a short window
+		// (14 s with a 4 s period) hides a perfectly regular pattern.
+		out[k] = s / float64(n-k) / (den / float64(n))
 	}
 	return out
 }
@@ -284,4 +288,88 @@ func median(xs []float64) float64 {
 		return s[m]
 	}
 	return (s[m-1] + s[m]) / 2
+}
+
+// symptomColumns are throughput itself: they always fall at a stall, so
+// they explain nothing.
+var symptomColumns = map[string]bool{"handler_commits_s": true, "com_commit_s": true}
+
+// MovedAtOnsets names the sampled metrics that changed markedly in the
+// stall onset intervals, compared with the normal intervals, for the
+// summary: e.g. "data_fsyncs_s ×3.1 (120 → 372)" or
+// "row_lock_current_waits ↑ (0 → 4)". rows[i] must cover the same interval
+// as the series entry i given to DetectStalls. A metric moved when the
+// median of its onset values is at least twice, or at most half, the median
+// of the intervals outside every episode (from zero: up to at least 1).
+// The commit columns are left out (they are the symptom). Rises come first
+// (candidate causes), strongest first, then falls (mostly consequences).
+func MovedAtOnsets(rows []Row, episodes []Episode) []string {
+	if len(rows) == 0 || len(episodes) == 0 {
+		return nil
+	}
+	inEpisode := make([]bool, len(rows))
+	for _, ep := range episodes {
+		for i := max(ep.Start, 0); i < ep.End && i < len(rows); i++ {
+			inEpisode[i] = true
+		}
+	}
+	type move struct {
+		text  string
+		score float64
+	}
+	var moves []move
+	for j, col := range columns {
+		if symptomColumns[col.Name] {
+			continue
+		}
+		var normal, onset []float64
+		for i, r := range rows {
+			if j < len(r.Values) && !inEpisode[i] {
+				normal = append(normal, r.Values[j])
+			}
+		}
+		for _, ep := range episodes {
+			if ep.Start >= 0 && ep.Start < len(rows) && j < len(rows[ep.Start].Values) {
+				onset = append(onset, rows[ep.Start].Values[j])
+			}
+		}
+		normal, onset = finite(normal), finite(onset)
+		if len(normal) == 0 || 2*len(onset) < len(episodes) || len(onset) == 0 {
+			continue
+		}
+		base, at := median(normal), median(onset)
+		switch {
+		case base == 0 && at >= 1:
+			moves = append(moves, move{fmt.Sprintf("%s ↑ (0 → %s)", col.Name, num(at)), math.Inf(1)})
+		case base > 0 && (at >= 2*base || at <= base/2):
+			ratio := at / base
+			r := strconv.FormatFloat(ratio, 'f', 1, 64)
+			if ratio < 0.1 {
+				r = strconv.FormatFloat(ratio, 'g', 1, 64)
+			} else if ratio >= 10 {
+				r = strconv.FormatFloat(ratio, 'f', 0, 64)
+			}
+			// Rises first: they are candidate causes; falls mostly follow
+			// the throughput down.
+			score := math.Log(ratio)
+			if ratio < 1 {
+				score = -math.Log(math.Max(ratio, 1e-9)) - 1e6
+			}
+			moves = append(moves, move{fmt.Sprintf("%s ×%s (%s → %s)", col.Name, r, num(base), num(at)), score})
+		}
+	}
+	sort.SliceStable(moves, func(a, b int) bool { return moves[a].score > moves[b].score })
+	out := make([]string, len(moves))
+	for i, m := range moves {
+		out[i] = m.text
+	}
+	return out
+}
+
+// num prints a metric value briefly: 372, 12.5, 0.031.
+func num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }

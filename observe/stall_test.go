@@ -232,3 +232,55 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+func TestMovedAtOnsets(t *testing.T) {
+	t.Parallel()
+	idx := func(name string) int {
+		for i, c := range Columns() {
+			if c == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	rows := make([]Row, 20)
+	for i := range rows {
+		v := make([]float64, len(Columns()))
+		for j := range v {
+			v[j] = math.NaN()
+		}
+		v[idx("handler_commits_s")] = 1000
+		v[idx("data_fsyncs_s")] = 100
+		v[idx("threads_running")] = 2
+		v[idx("row_lock_current_waits")] = 0
+		v[idx("disk_util_pct")] = 40
+		v[idx("cpu_server_pct")] = 30
+		rows[i] = Row{T: time.Duration(i+1) * time.Second, Values: v}
+	}
+	eps := []Episode{{Start: 5, End: 6}, {Start: 11, End: 13}, {Start: 17, End: 18}}
+	for _, ep := range eps {
+		v := rows[ep.Start].Values
+		v[idx("handler_commits_s")] = 0
+		v[idx("data_fsyncs_s")] = 310
+		v[idx("threads_running")] = 9
+		v[idx("row_lock_current_waits")] = 4
+		v[idx("disk_util_pct")] = 55 // ×1.4: not marked
+		v[idx("cpu_server_pct")] = 1
+	}
+	rows[11].Values[idx("data_fsyncs_s")] = math.NaN() // a gap at one onset
+	rows[12].Values[idx("data_fsyncs_s")] = 5000       // inside an episode, not an onset: ignored
+	got := MovedAtOnsets(rows, eps)
+	want := []string{
+		"row_lock_current_waits ↑ (0 → 4)",
+		"threads_running ×4.5 (2 → 9)",
+		"data_fsyncs_s ×3.1 (100 → 310)",
+		"cpu_server_pct ×0.03 (30 → 1)",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	if MovedAtOnsets(rows, nil) != nil || MovedAtOnsets(nil, eps) != nil {
+		t.Fatal("moves without episodes or rows")
+	}
+}
