@@ -1,0 +1,826 @@
+package oltp
+
+// This file is `benchmatrix oltp`: a sysbench 1.0.20 command line
+// (reference/sysbench.md §1.4, §4) parsed by a pure function,
+// ParseCommandLine, and run by Main.
+//
+// Parsing follows sysbench, not the flag package: options are --name=value
+// (or a bare --flag for a boolean, meaning on) and may appear anywhere; the
+// first word that is not an option is the workload and the second the
+// command. "--threads 8" is not "--threads=8" in sysbench (8 would become the
+// workload), so a non-boolean option without "=" is an error that says so.
+//
+// Connection choices (documented here because they differ from sysbench):
+//   - Lists (--mysql-host=a,b --mysql-port=3306,3307 --mysql-socket=...) are
+//     accepted, but only the first value of each is used: the engine takes one
+//     *mysql.Config. sysbench would spread connections round-robin; a warning
+//     says so.
+//   - sysbench (libmysqlclient) reaches host "localhost" through the client's
+//     default Unix socket. We use a socket only when --mysql-socket is given
+//     (and the host is localhost, as libmysqlclient does); otherwise
+//     "localhost" means TCP to 127.0.0.1, so a missing socket file can never
+//     silently pick another server.
+//   - --mysql-ssl=on means TLS without certificate verification (sysbench
+//     1.0.20 passes no CA unless files sit in the working directory);
+//     =preferred and =verify_identity are go-sql-driver's "preferred" and
+//     "true".
+//   - The password is never printed: not in errors (which name options, not
+//     their values), not in JSON, and every engine error is scrubbed of it
+//     before printing. Nothing here formats a DSN.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Exit codes of Main.
+const (
+	ExitOK          = 0   // the command succeeded
+	ExitFailure     = 1   // the command failed at run time (sysbench's FATAL)
+	ExitUsage       = 2   // the command line is invalid
+	ExitInterrupted = 130 // ctx was cancelled; what was measured was printed
+)
+
+// Commands lists the commands sysbench's OLTP scripts implement, in
+// sysbench's order. "warmup" (sysbench master's name) is accepted for
+// "prewarm".
+var Commands = []string{"prepare", "prewarm", "run", "cleanup", "help"}
+
+const usageLine = "Usage: benchmatrix oltp [options] WORKLOAD prepare|prewarm|run|cleanup|help"
+
+// Invocation is a parsed `benchmatrix oltp` command line.
+type Invocation struct {
+	Workload string // e.g. "oltp_read_write" (a path or .lua suffix is stripped)
+	Command  string // one of Commands; "" only with ShowHelp or ShowVersion
+	Options  Options
+	Conn     Connection
+	// Config is built from Conn (see Connection.Config); nil with
+	// ShowHelp or ShowVersion.
+	Config      *mysql.Config
+	Format      string // "text" (sysbench's layout) or "json"
+	Verbosity   int    // sysbench's 0..5; below 3 only FATAL messages print
+	ShowHelp    bool   // --help
+	ShowVersion bool   // --version
+	// Warnings are accepted-but-partly-honoured options, for stderr.
+	Warnings []string
+}
+
+// Connection is the --mysql-* options as given. Its String method hides the
+// password, so printing a Connection (or an Invocation) is safe.
+type Connection struct {
+	Hosts       []string
+	Ports       []int
+	Sockets     []string
+	User        string
+	Password    string
+	DB          string
+	SSL         string // off, on, preferred or verify_identity
+	Compression bool
+}
+
+// DefaultConnection is sysbench's MySQL driver defaults.
+func DefaultConnection() Connection {
+	return Connection{Hosts: []string{"localhost"}, Ports: []int{3306}, User: "sbtest", DB: "sbtest", SSL: "off"}
+}
+
+// String describes the connection without the password.
+func (c Connection) String() string {
+	pw := ""
+	if c.Password != "" {
+		pw = " password=***"
+	}
+	return fmt.Sprintf("{hosts=%v ports=%v sockets=%v user=%q%s db=%q ssl=%s compression=%t}",
+		c.Hosts, c.Ports, c.Sockets, c.User, pw, c.DB, c.SSL, c.Compression)
+}
+
+// GoString is String, so %#v does not print the password either.
+func (c Connection) GoString() string { return "oltp.Connection" + c.String() }
+
+// Config builds the go-sql-driver config for the first host, port and
+// socket (see the file comment for the localhost and TLS rules).
+func (c Connection) Config() (*mysql.Config, error) {
+	cfg := mysql.NewConfig()
+	cfg.User = c.User
+	cfg.Passwd = c.Password
+	cfg.DBName = c.DB
+	host, port := "localhost", 3306
+	if len(c.Hosts) > 0 {
+		host = c.Hosts[0]
+	}
+	if len(c.Ports) > 0 {
+		port = c.Ports[0]
+	}
+	if len(c.Sockets) > 0 && (host == "localhost" || host == "") {
+		cfg.Net, cfg.Addr = "unix", c.Sockets[0]
+	} else {
+		if host == "localhost" || host == "" {
+			host = "127.0.0.1"
+		}
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, strconv.Itoa(port))
+	}
+	switch c.SSL {
+	case "", "off":
+	case "on":
+		cfg.TLSConfig = "skip-verify"
+	case "preferred":
+		cfg.TLSConfig = "preferred"
+	case "verify_identity":
+		cfg.TLSConfig = "true"
+	default:
+		return nil, &UsageError{Option: "--mysql-ssl", Msg: fmt.Sprintf("invalid value for --mysql-ssl: %q", c.SSL)}
+	}
+	if c.Compression {
+		if err := cfg.Apply(mysql.EnableCompression(true)); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// UsageError is an invalid command line. Option names the offending option
+// as written ("--foo"), when there is one. Messages never carry option
+// values that could be secret.
+type UsageError struct {
+	Option string
+	Msg    string
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(option, format string, args ...any) *UsageError {
+	return &UsageError{Option: option, Msg: fmt.Sprintf(format, args...)}
+}
+
+// booleanOptions reports which options of options.go are on/off, so that a
+// bare --name means --name=on. An option is boolean when it takes on and off
+// and refuses anything else; asking Options.Set keeps this in step with
+// options.go as options are added.
+var booleanOptions = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range OptionNames() {
+		o := DefaultOptions()
+		m[name] = o.Set(name, "on") == nil && o.Set(name, "off") == nil && o.Set(name, "maybe") != nil
+	}
+	return m
+})
+
+// ParseCommandLine parses a sysbench 1.0 command line (without the program
+// name, with "sysbench" read as "benchmatrix oltp"). It does no I/O. Every
+// error is a *UsageError.
+func ParseCommandLine(args []string) (Invocation, error) {
+	p := parser{inv: Invocation{
+		Options:   DefaultOptions(),
+		Conn:      DefaultConnection(),
+		Format:    "text",
+		Verbosity: 3,
+	}}
+	var positional []string
+	for _, arg := range args {
+		if !strings.HasPrefix(arg, "--") {
+			positional = append(positional, arg)
+			continue
+		}
+		if err := p.option(arg[2:]); err != nil {
+			return Invocation{}, err
+		}
+	}
+	inv := p.inv
+	if len(positional) > 2 {
+		return Invocation{}, usagef("", "unexpected argument %s after the command %s", quoteArg(positional[2]), quoteArg(positional[1]))
+	}
+	if inv.ShowHelp || inv.ShowVersion {
+		if len(positional) > 0 {
+			inv.Workload = workloadName(positional[0])
+		}
+		return inv, nil
+	}
+	if len(positional) == 0 {
+		return Invocation{}, usagef("", "missing the workload name (e.g. oltp_read_write) and the command")
+	}
+	inv.Workload = workloadName(positional[0])
+	if !KnownWorkload(inv.Workload) {
+		return Invocation{}, usagef("", "unknown workload %s (known: %s)", quoteArg(inv.Workload), strings.Join(Workloads(), ", "))
+	}
+	inv.Options.Workload = inv.Workload
+	if len(positional) == 1 {
+		return Invocation{}, usagef("", "Command is required. Supported commands: %s", strings.Join(Commands, ", "))
+	}
+	inv.Command = positional[1]
+	if inv.Command == "warmup" {
+		inv.Command = "prewarm"
+	}
+	if !isCommand(inv.Command) {
+		return Invocation{}, usagef("", "unknown command %s. Supported commands: %s", quoteArg(positional[1]), strings.Join(Commands, ", "))
+	}
+	if err := checkOptions(inv.Command, inv.Options); err != nil {
+		return Invocation{}, err
+	}
+	cfg, err := inv.Conn.Config()
+	if err != nil {
+		return Invocation{}, err
+	}
+	inv.Config = cfg
+	if len(inv.Conn.Hosts) > 1 || len(inv.Conn.Ports) > 1 || len(inv.Conn.Sockets) > 1 {
+		inv.Warnings = append(inv.Warnings, fmt.Sprintf(
+			"several --mysql-host/--mysql-port/--mysql-socket values: every connection uses the first (%s); sysbench would spread them round-robin",
+			cfg.Addr))
+	}
+	return inv, nil
+}
+
+// parser holds the state of one ParseCommandLine call.
+type parser struct{ inv Invocation }
+
+// option applies one "name[=value]" (the part after "--").
+func (p *parser) option(body string) error {
+	name, value, hasValue := strings.Cut(body, "=")
+	if strings.TrimSpace(name) == "" {
+		return usagef("--", "malformed option: \"--\" must be followed by an option name")
+	}
+	disp := "--" + name
+	if !printable(disp) {
+		disp = strconv.Quote(disp)
+	}
+	key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	inv := &p.inv
+
+	// need returns the value, or an error when a non-boolean option has
+	// none; flag parses a boolean, bare meaning on.
+	need := func(arg string) (string, error) {
+		if !hasValue {
+			return "", usagef(disp, "option %s needs a value: write %s=%s (sysbench does not accept %s %s)", disp, disp, arg, disp, arg)
+		}
+		return value, nil
+	}
+	flag := func() (bool, error) {
+		if !hasValue {
+			return true, nil
+		}
+		b, ok := parseBool(value)
+		if !ok {
+			return false, usagef(disp, "invalid value for %s: %s (want on or off)", disp, quoteArg(value))
+		}
+		return b, nil
+	}
+	switch key {
+	case "help":
+		b, err := flag()
+		inv.ShowHelp = b
+		return err
+	case "version":
+		b, err := flag()
+		inv.ShowVersion = b
+		return err
+	case "format":
+		v, err := need("text|json")
+		if err != nil {
+			return err
+		}
+		if v != "text" && v != "json" {
+			return usagef(disp, "invalid value for %s: %s (want text or json)", disp, quoteArg(v))
+		}
+		inv.Format = v
+	case "verbosity":
+		v, err := need("N")
+		if err != nil {
+			return err
+		}
+		n, perr := strconv.Atoi(strings.TrimSpace(v))
+		if perr != nil || n < 0 || n > 5 {
+			return usagef(disp, "invalid value for %s: %s (want 0..5)", disp, quoteArg(v))
+		}
+		inv.Verbosity = n
+	case "db_driver":
+		v, err := need("mysql")
+		if err != nil {
+			return err
+		}
+		if v != "mysql" {
+			return usagef(disp, "invalid value for %s: only mysql is supported", disp)
+		}
+	case "mysql_host":
+		v, err := need("HOST[,HOST...]")
+		if err != nil {
+			return err
+		}
+		hosts := splitList(v)
+		if len(hosts) == 0 {
+			return usagef(disp, "invalid value for %s: no host given", disp)
+		}
+		inv.Conn.Hosts = hosts
+	case "mysql_port":
+		v, err := need("PORT[,PORT...]")
+		if err != nil {
+			return err
+		}
+		var ports []int
+		for _, s := range splitList(v) {
+			n, perr := strconv.Atoi(s)
+			if perr != nil || n < 1 || n > 65535 {
+				return usagef(disp, "invalid value for %s: %s is not a port number", disp, quoteArg(s))
+			}
+			ports = append(ports, n)
+		}
+		if len(ports) == 0 {
+			return usagef(disp, "invalid value for %s: no port given", disp)
+		}
+		inv.Conn.Ports = ports
+	case "mysql_socket":
+		v, err := need("PATH[,PATH...]")
+		if err != nil {
+			return err
+		}
+		inv.Conn.Sockets = splitList(v)
+	case "mysql_user":
+		v, err := need("STRING")
+		inv.Conn.User = v
+		return err
+	case "mysql_password":
+		v, err := need("STRING")
+		inv.Conn.Password = v
+		return err
+	case "mysql_db":
+		v, err := need("STRING")
+		inv.Conn.DB = v
+		return err
+	case "mysql_ssl":
+		if !hasValue {
+			inv.Conn.SSL = "on"
+			return nil
+		}
+		v := strings.ToLower(strings.TrimSpace(value))
+		if b, ok := parseBool(v); ok {
+			inv.Conn.SSL = map[bool]string{true: "on", false: "off"}[b]
+			return nil
+		}
+		switch v {
+		case "disabled":
+			inv.Conn.SSL = "off"
+		case "required":
+			inv.Conn.SSL = "on"
+		case "preferred", "verify_identity":
+			inv.Conn.SSL = v
+		default:
+			return usagef(disp, "invalid value for %s: %s (want on, off, preferred or verify_identity)", disp, quoteArg(value))
+		}
+	case "mysql_ssl_cipher":
+		if hasValue && value != "" {
+			return usagef(disp, "%s is not supported (Go's TLS chooses the cipher)", disp)
+		}
+	case "mysql_compression":
+		b, err := flag()
+		inv.Conn.Compression = b
+		return err
+	case "mysql_dry_run":
+		b, err := flag()
+		if err == nil && b {
+			return usagef(disp, "%s=on is not supported: benchmatrix oltp needs a server", disp)
+		}
+		return err
+	case "mysql_debug", "db_debug", "debug", "validate":
+		// Accepted for compatibility; they change nothing here.
+		_, err := flag()
+		return err
+	case "forced_shutdown":
+		// sysbench kills the run N s after --time; benchmatrix always stops
+		// gracefully (in-flight events finish), so the value is only checked.
+		if hasValue {
+			v := strings.TrimSpace(value)
+			if f, perr := strconv.ParseFloat(v, 64); v != "off" && (perr != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0)) {
+				return usagef(disp, "invalid value for %s: %s (want off or seconds)", disp, quoteArg(value))
+			}
+		}
+	case "thread_stack_size", "pgsql_variant":
+		// Accepted and ignored: Go sizes stacks itself; only MySQL is supported.
+		_, err := need("STRING")
+		return err
+	case "report_checkpoints", "config_file", "mysql_ssl_ca", "mysql_ssl_cert", "mysql_ssl_key":
+		return usagef(disp, "%s is not supported by benchmatrix oltp", disp)
+	case "workload":
+		// The workload is the first word, as in sysbench; Options.Set's
+		// "workload" key is not a command-line option.
+		return usagef(disp, "unknown option %s", disp)
+	default:
+		canon, ok := CanonicalOption(name)
+		if !ok {
+			return usagef(disp, "unknown option %s", disp)
+		}
+		if !hasValue {
+			if !booleanOptions()[canon] {
+				_, err := need("VALUE")
+				return err
+			}
+			value = "on"
+		}
+		if err := inv.Options.Set(name, value); err != nil {
+			var unknown *UnknownOptionError
+			if errors.As(err, &unknown) {
+				return usagef(disp, "unknown option %s", disp)
+			}
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner
+			}
+			return usagef(disp, "invalid value for %s: %v", disp, err)
+		}
+	}
+	return nil
+}
+
+// checkOptions checks what single options cannot: sysbench's own
+// combination rules, finite numbers, and Options.Validate.
+func checkOptions(command string, o Options) error {
+	if o.Histogram && o.Percentile == 0 {
+		return usagef("--histogram", "--histogram cannot be used with --percentile=0")
+	}
+	v := reflect.ValueOf(o)
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		switch {
+		case f.Kind() == reflect.Float64 && (math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0)):
+			return usagef("--"+name, "invalid value for --%s: not a finite number", name)
+		case f.Type() == reflect.TypeOf(time.Duration(0)) && f.Int() < 0:
+			return usagef("--"+name, "invalid value for --%s: out of range", name)
+		}
+	}
+	if command == "help" {
+		return nil
+	}
+	if command != "run" && o.Time == 0 && o.Events == 0 {
+		o.Time = time.Second // only run needs an end
+	}
+	if err := o.Validate(); err != nil {
+		return usagef("", "%v", err)
+	}
+	return nil
+}
+
+// workloadName turns "/usr/share/sysbench/oltp_read_write.lua" or
+// "oltp_read_write" into "oltp_read_write".
+func workloadName(arg string) string {
+	base := filepath.Base(filepath.ToSlash(arg))
+	if base == "." || base == "/" {
+		base = arg
+	}
+	return strings.TrimSuffix(base, ".lua")
+}
+
+func isCommand(c string) bool {
+	for _, k := range Commands {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "1", "yes":
+		return true, true
+	case "off", "false", "0", "no":
+		return false, true
+	}
+	return false, false
+}
+
+// splitList splits sysbench's comma lists, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func printable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteArg quotes a value for a message, shortened so that a pasted blob
+// cannot flood the terminal.
+func quoteArg(s string) string {
+	const max = 80
+	if len(s) > max {
+		s = s[:max] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// ---- running ----
+
+// engineFuncs is the engine as Main sees it; tests substitute fakes.
+type engineFuncs struct {
+	prepare, prewarm, cleanup func(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) error
+	run                       func(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error)
+}
+
+var realEngine = engineFuncs{prepare: Prepare, prewarm: Prewarm, cleanup: Cleanup, run: Run}
+
+// Main runs `benchmatrix oltp [options] WORKLOAD prepare|prewarm|run|cleanup|help`
+// and returns the exit code (0 ok, 1 run-time failure, 2 invalid usage
+// naming the bad option, 130 interrupted).
+//
+// Text output goes to stdout in sysbench 1.0.20's layout, FATAL messages
+// included (sysbench prints them there too); usage errors and warnings go
+// to stderr. With --format=json stdout holds exactly one JSON document and
+// the engine's progress lines go to stderr.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return mainWith(ctx, args, stdout, stderr, realEngine)
+}
+
+func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, eng engineFuncs) int {
+	inv, err := ParseCommandLine(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchmatrix oltp: %v\n%s\n", err, usageLine)
+		return ExitUsage
+	}
+	for _, w := range inv.Warnings {
+		fmt.Fprintf(stderr, "benchmatrix oltp: warning: %s\n", w)
+	}
+	switch {
+	case inv.ShowVersion:
+		fmt.Fprintln(stdout, Banner())
+		return ExitOK
+	case inv.ShowHelp:
+		WriteBanner(stdout)
+		writeUsage(stdout)
+		return ExitOK
+	}
+	x := &execution{ctx: ctx, inv: inv, eng: eng, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
+	return x.do()
+}
+
+// execution is one command being carried out.
+type execution struct {
+	ctx            context.Context
+	inv            Invocation
+	eng            engineFuncs
+	stdout, stderr *lockedWriter
+}
+
+func (x *execution) json() bool { return x.inv.Format == "json" }
+
+// notice is where sysbench's LOG_NOTICE output goes: stdout in text mode at
+// --verbosity >= 3, nowhere otherwise.
+func (x *execution) notice() io.Writer {
+	if x.json() || x.inv.Verbosity < 3 {
+		return io.Discard
+	}
+	return x.stdout
+}
+
+// progress is where the engine's progress lines go.
+func (x *execution) progress() io.Writer {
+	if x.inv.Verbosity < 3 {
+		return io.Discard
+	}
+	if x.json() {
+		return x.stderr
+	}
+	return x.stdout
+}
+
+func (x *execution) do() int {
+	inv := x.inv
+	if inv.Command == "help" {
+		if inv.Workload == "bulk_insert" {
+			WriteBanner(x.stdout)
+			fmt.Fprintf(x.stdout, "'bulk_insert' test does not implement the 'help' command.\n")
+			return ExitFailure
+		}
+		WriteBanner(x.stdout)
+		WriteHelp(x.stdout, inv.Workload, DefaultOptions())
+		return ExitOK
+	}
+	WriteBanner(x.notice())
+	if inv.Command == "run" {
+		return x.run()
+	}
+	var err error
+	switch inv.Command {
+	case "prepare":
+		fmt.Fprintf(x.notice(), "Initializing worker threads...\n\n")
+		err = x.eng.prepare(x.ctx, inv.Config, inv.Options, x.progress())
+	case "prewarm":
+		fmt.Fprintf(x.notice(), "Initializing worker threads...\n\n")
+		err = x.eng.prewarm(x.ctx, inv.Config, inv.Options, x.progress())
+	case "cleanup":
+		err = x.eng.cleanup(x.ctx, inv.Config, inv.Options, x.progress())
+	}
+	code, msg := x.outcome(err)
+	if x.json() {
+		doc := x.document(nil, nil, code == ExitInterrupted, msg)
+		if werr := WriteJSON(x.stdout, doc); werr != nil {
+			fmt.Fprintf(x.stderr, "benchmatrix oltp: %v\n", werr)
+		}
+	}
+	return code
+}
+
+// run carries out the run command: header, an interval line per report,
+// then the histogram, summary and extras (or one JSON document).
+func (x *execution) run() int {
+	o := x.inv.Options
+	WriteRunHeader(x.notice(), o)
+	var (
+		mu        sync.Mutex
+		closed    bool
+		intervals []Interval
+	)
+	report := func(iv Interval) {
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		if x.json() {
+			intervals = append(intervals, iv)
+			return
+		}
+		w := x.notice()
+		fmt.Fprintln(w, FormatInterval(iv, o.Percentile))
+		if o.Rate > 0 {
+			fmt.Fprintln(w, FormatQueue(iv))
+		}
+	}
+	res, err := x.eng.run(x.ctx, x.inv.Config, o, report)
+	mu.Lock()
+	closed = true
+	mu.Unlock()
+
+	if err == nil && res == nil {
+		err = errors.New("the engine returned no result")
+	}
+	code, msg := x.outcome(err)
+	if code == ExitFailure {
+		res = nil // sysbench prints no report after a FATAL error
+	}
+	if res != nil && res.Options.Threads == 0 {
+		r := *res // the engine left Options empty: use the ones it ran with
+		r.Options = o
+		res = &r
+	}
+	if x.json() {
+		if werr := WriteJSON(x.stdout, x.document(intervals, res, code == ExitInterrupted, msg)); werr != nil {
+			fmt.Fprintf(x.stderr, "benchmatrix oltp: %v\n", werr)
+		}
+		return code
+	}
+	if res != nil {
+		w := x.notice()
+		if res.Options.Histogram {
+			WriteHistogram(w, res.Histogram)
+		}
+		WriteSummary(w, res)
+		WriteExtras(w, res)
+	}
+	return code
+}
+
+// outcome maps the engine's error to an exit code, printing FATAL (text
+// mode, stdout, as sysbench does; JSON mode, stderr) or the interruption
+// notice. msg is the scrubbed error text for the JSON document.
+func (x *execution) outcome(err error) (code int, msg string) {
+	if err == nil {
+		return ExitOK, ""
+	}
+	msg = redact(err.Error(), x.inv.Conn.Password)
+	if x.ctx.Err() != nil {
+		fmt.Fprintf(x.stderr, "benchmatrix oltp: interrupted (%s)\n", msg)
+		return ExitInterrupted, msg
+	}
+	if x.json() {
+		fmt.Fprintf(x.stderr, "FATAL: %s\n", msg)
+	} else {
+		fmt.Fprintf(x.stdout, "FATAL: %s\n", msg)
+	}
+	return ExitFailure, msg
+}
+
+func (x *execution) document(intervals []Interval, res *Result, interrupted bool, msg string) *JSONReport {
+	doc := &JSONReport{
+		Benchmatrix: Version,
+		Sysbench:    SysbenchVersion,
+		Workload:    x.inv.Workload,
+		Command:     x.inv.Command,
+		Options:     OptionsMap(x.inv.Options),
+		Intervals:   []JSONInterval{},
+		Result:      NewJSONResult(res),
+		Interrupted: interrupted,
+		Error:       msg,
+	}
+	if c := x.inv.Config; c != nil {
+		doc.Connection = JSONConnection{Net: c.Net, Address: c.Addr, User: c.User, DB: c.DBName}
+	}
+	for _, iv := range intervals {
+		doc.Intervals = append(doc.Intervals, NewJSONInterval(iv, x.inv.Options.Percentile))
+	}
+	return doc
+}
+
+// redact replaces every occurrence of the password in s. Driver errors do
+// not carry the password, but an engine error might quote a DSN.
+func redact(s, password string) string {
+	if password == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, password, "***")
+}
+
+// lockedWriter serialises writes: the engine's workers log concurrently.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// writeUsage is --help: the options benchmatrix oltp takes, in the layout
+// of `sysbench --help`, with DefaultOptions' defaults.
+func writeUsage(w io.Writer) {
+	d := DefaultOptions()
+	c := DefaultConnection()
+	fmt.Fprintf(w, "%s\n\n", usageLine)
+	fmt.Fprintf(w, "Workloads: %s\n", strings.Join(Workloads(), ", "))
+	fmt.Fprintf(w, "See 'benchmatrix oltp WORKLOAD help' for the options of each workload.\n\n")
+	section := func(title string, rows [][2]string) {
+		fmt.Fprintf(w, "%s:\n", title)
+		width := 0
+		for _, r := range rows {
+			width = max(width, len(r[0]))
+		}
+		for _, r := range rows {
+			fmt.Fprintf(w, "  %-*s %s\n", width, r[0], r[1])
+		}
+		fmt.Fprintf(w, "\n")
+	}
+	onOff := func(b bool) string { return map[bool]string{true: "on", false: "off"}[b] }
+	section("General options", [][2]string{
+		{"--threads=N", fmt.Sprintf("number of threads to use [%d]", d.Threads)},
+		{"--events=N", fmt.Sprintf("limit for total number of events [%d]", d.Events)},
+		{"--time=N", fmt.Sprintf("limit for total execution time in seconds [%s]", formatNumber(d.Time.Seconds()))},
+		{"--warmup-time=N", fmt.Sprintf("run this many seconds first, excluded from the statistics (sysbench master) [%s]", formatNumber(d.Warmup.Seconds()))},
+		{"--forced-shutdown=STRING", "accepted for compatibility; runs always stop gracefully [off]"},
+		{"--rate=N", fmt.Sprintf("average transactions rate, open loop with Poisson arrivals. 0 for unlimited rate [%s]", formatNumber(d.Rate))},
+		{"--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds (fractions allowed). 0 disables intermediate reports [0]"},
+		{"--percentile=N", fmt.Sprintf("percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations [%s]", formatNumber(d.Percentile))},
+		{"--histogram[=on|off]", fmt.Sprintf("print latency histogram in report [%s]", onOff(d.Histogram))},
+		{"--verbosity=N", "verbosity level {5 - debug, 0 - only critical messages} [3]"},
+		{"--format=STRING", "output format {text, json} (benchmatrix) [text]"},
+		{"--reinsert-id=STRING", fmt.Sprintf("id of the row re-inserted after each DELETE {same, auto} (benchmatrix) [%s]", d.ReinsertID)},
+		{"--help[=on|off]", "print help and exit [off]"},
+		{"--version[=on|off]", "print version and exit [off]"},
+		{"--tx-rate=N", "deprecated alias for --rate"},
+		{"--max-requests=N", "deprecated alias for --events"},
+		{"--max-time=N", "deprecated alias for --time"},
+		{"--num-threads=N", "deprecated alias for --threads"},
+	})
+	section("Pseudo-Random Numbers Generator options", [][2]string{
+		{"--rand-type=STRING", fmt.Sprintf("random numbers distribution {uniform,gaussian,special,pareto,zipfian} [%s]", d.RandType)},
+		{"--rand-spec-iter=N", fmt.Sprintf("number of iterations used for numbers generation [%d]", d.RandSpecIter)},
+		{"--rand-spec-pct=N", fmt.Sprintf("percentage of values to be treated as 'special' (for special distribution) [%s]", formatNumber(d.RandSpecPct))},
+		{"--rand-spec-res=N", fmt.Sprintf("percentage of 'special' values to use (for special distribution) [%s]", formatNumber(d.RandSpecRes))},
+		{"--rand-seed=N", fmt.Sprintf("seed for random number generator. When 0, the current time is used as a RNG seed. [%d]", d.RandSeed)},
+		{"--rand-pareto-h=N", fmt.Sprintf("parameter h for pareto distribution [%s]", formatNumber(d.RandParetoH))},
+		{"--rand-zipfian-exp=N", fmt.Sprintf("shape parameter (exponent) of the zipfian distribution [%s]", formatNumber(d.RandZipfianExp))},
+	})
+	section("General database options", [][2]string{
+		{"--db-driver=STRING", "specifies database driver to use; only mysql is supported [mysql]"},
+		{"--db-ps-mode=STRING", fmt.Sprintf("prepared statements usage mode {auto, disable} [%s]", d.PSMode)},
+	})
+	section("mysql options", [][2]string{
+		{"--mysql-host=[LIST,...]", fmt.Sprintf("MySQL server host; only the first is used; localhost means TCP to 127.0.0.1 unless --mysql-socket is given [%s]", c.Hosts[0])},
+		{"--mysql-port=[LIST,...]", fmt.Sprintf("MySQL server port; only the first is used [%d]", c.Ports[0])},
+		{"--mysql-socket=[LIST,...]", "MySQL socket; only the first is used"},
+		{"--mysql-user=STRING", fmt.Sprintf("MySQL user [%s]", c.User)},
+		{"--mysql-password=STRING", "MySQL password []"},
+		{"--mysql-db=STRING", fmt.Sprintf("MySQL database name [%s]", c.DB)},
+		{"--mysql-ssl=STRING", "use TLS: on (unverified), off, preferred, verify_identity [off]"},
+		{"--mysql-compression[=on|off]", "use compression [off]"},
+		{"--mysql-ignore-errors=[LIST,...]", "list of errors to ignore, or \"all\" [1213,1020,1205]"},
+	})
+}

@@ -1,0 +1,544 @@
+package oltp
+
+// This file renders what `benchmatrix oltp` prints: sysbench 1.0.20's text
+// layout (reference/sysbench.md §3), byte for byte where sysbench defines it,
+// and benchmatrix's JSON document. Everything here is a pure function of its
+// inputs so it can be pinned by golden files (testdata/*.golden).
+//
+// The sysbench format strings below were checked against the strings in
+// /usr/bin/sysbench 1.0.20 and against its --mysql-dry-run output.
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SysbenchVersion is the sysbench release whose output and options
+// `benchmatrix oltp` reproduces.
+const SysbenchVersion = "1.0.20"
+
+// Version is benchmatrix's version as printed in the banner. The build may
+// set it: go build -ldflags "-X benchmatrix/oltp.Version=v1.2.3".
+var Version = "dev"
+
+// Banner is the first line of every text output, in place of sysbench's
+// "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)".
+func Banner() string {
+	return fmt.Sprintf("benchmatrix oltp %s (sysbench %s compatible)", Version, SysbenchVersion)
+}
+
+// WriteBanner writes the banner and the blank line sysbench puts after it.
+func WriteBanner(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n", Banner())
+}
+
+// WriteRunHeader writes what sysbench prints between the banner and the
+// first interval line of `run`. The one line sysbench 1.0.20 does not have,
+// "Warm-up time: ...", appears only with --warmup-time.
+func WriteRunHeader(w io.Writer, o Options) {
+	fmt.Fprintf(w, "Running the test with following options:\n")
+	fmt.Fprintf(w, "Number of threads: %d\n", o.Threads)
+	if o.Rate > 0 {
+		fmt.Fprintf(w, "Target transaction rate: %s/sec\n", formatNumber(o.Rate))
+	}
+	if o.ReportInterval > 0 {
+		fmt.Fprintf(w, "Report intermediate results every %s second(s)\n", formatNumber(o.ReportInterval.Seconds()))
+	}
+	if o.Warmup > 0 {
+		fmt.Fprintf(w, "Warm-up time: %s second(s), excluded from the final statistics\n", formatNumber(o.Warmup.Seconds()))
+	}
+	if o.RandSeed != 0 {
+		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n\n", o.RandSeed)
+	} else {
+		fmt.Fprintf(w, "Initializing random number generator from current time\n\n")
+	}
+	fmt.Fprintf(w, "\n")
+	fmt.Fprintf(w, "Initializing worker threads...\n\n")
+	fmt.Fprintf(w, "Threads started!\n\n")
+}
+
+// FormatInterval renders one interval as sysbench's --report-interval line
+// (db_driver.c), without the newline:
+//
+//	[ %.0fs ] thds: %u tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f
+//
+// pct is the percentile the latency column shows (--percentile). Warm-up
+// intervals use the same format; their time continues into the run.
+// For sub-second intervals (which sysbench rejects) the time carries as
+// many decimals as the interval needs, so labels stay distinct ("[ 0.5s ]").
+func FormatInterval(iv Interval, pct float64) string {
+	sec := iv.Seconds()
+	rate := func(n int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(n) / sec
+	}
+	return fmt.Sprintf("[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+		timeLabel(iv), iv.Threads, rate(iv.Events), rate(iv.Reads+iv.Writes+iv.Others),
+		rate(iv.Reads), rate(iv.Writes), rate(iv.Others), formatNumber(pct), finite(iv.LatPct),
+		rate(iv.Errors), rate(iv.Reconnects))
+}
+
+// FormatQueue renders the line sysbench adds after each interval line under
+// --rate: "[ %.0fs ] queue length: %lu, concurrency: %lu".
+//
+// Interval has no count of busy workers yet, so concurrency shows the
+// threads running, which is exact whenever the queue is not empty (every
+// worker is then busy) and an upper bound otherwise.
+func FormatQueue(iv Interval) string {
+	return fmt.Sprintf("[ %ss ] queue length: %d, concurrency: %d", timeLabel(iv), iv.Queue, iv.Threads)
+}
+
+// timeLabel is the interval's end in seconds: "%.0f" as sysbench prints it
+// for whole-second intervals, otherwise with the fewest decimals (up to 3)
+// that express the interval's length (0.5 s → 1, 0.25 s → 2), so that
+// consecutive labels differ.
+func timeLabel(iv Interval) string {
+	step := iv.Seconds()
+	decimals := 3
+	if step <= 0 {
+		decimals = 0
+	}
+	for d, scale := 0, 1.0; d < 3 && step > 0; d, scale = d+1, scale*10 {
+		x := step * scale
+		if x >= 0.95 && math.Abs(x-math.Round(x)) < 0.05 {
+			decimals = d
+			break
+		}
+	}
+	return strconv.FormatFloat(iv.End.Seconds(), 'f', decimals, 64)
+}
+
+// WriteHistogram writes sysbench's --histogram block (sb_histogram.c): a
+// title, a header, one "%12.3f |<stars> count" row per non-empty bucket
+// with the stars scaled to 40 for the fullest bucket, and a line holding
+// one space. hist holds (bucket upper bound in ms, count) pairs, as
+// Result.Histogram does.
+func WriteHistogram(w io.Writer, hist [][2]float64) {
+	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
+	var max float64
+	for _, b := range hist {
+		max = math.Max(max, b[1])
+	}
+	if max > 0 {
+		fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
+		const stars = "****************************************"
+		for _, b := range hist {
+			if b[1] <= 0 {
+				continue
+			}
+			width := int(math.Floor(b[1]*40/max + 0.5))
+			fmt.Fprintf(w, "%12.3f |%-40s %d\n", finite(b[0]), stars[:width], int64(b[1]))
+		}
+	}
+	fmt.Fprintf(w, " \n")
+}
+
+// WriteSummary writes sysbench 1.0.20's final report (§3.3) for res, byte
+// for byte: SQL statistics, General statistics, Latency (ms) with the
+// --percentile line, and Threads fairness, each followed by a blank line.
+// The percentile label comes from res.Options.Percentile ("percentile
+// stats: disabled" when it is 0).
+func WriteSummary(w io.Writer, res *Result) {
+	sec := res.Elapsed.Seconds()
+	ps := func(n int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(n) / sec
+	}
+	q := res.Queries()
+	fmt.Fprintf(w, "SQL statistics:\n")
+	fmt.Fprintf(w, "    queries performed:\n")
+	fmt.Fprintf(w, "        read:                            %d\n", res.Reads)
+	fmt.Fprintf(w, "        write:                           %d\n", res.Writes)
+	fmt.Fprintf(w, "        other:                           %d\n", res.Others)
+	fmt.Fprintf(w, "        total:                           %d\n", q)
+	fmt.Fprintf(w, "    transactions:                        %-6d (%.2f per sec.)\n", res.Events, ps(res.Events))
+	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", q, ps(q))
+	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", res.Errors, ps(res.Errors))
+	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", res.Reconnects, ps(res.Reconnects))
+	fmt.Fprintf(w, "\n")
+	fmt.Fprintf(w, "General statistics:\n")
+	fmt.Fprintf(w, "    total time:                          %.4fs\n", sec)
+	fmt.Fprintf(w, "    total number of events:              %d\n", res.Events)
+	fmt.Fprintf(w, "\n")
+	l := res.Latency
+	fmt.Fprintf(w, "Latency (ms):\n")
+	fmt.Fprintf(w, "         min: %39.2f\n", finite(l.Min))
+	fmt.Fprintf(w, "         avg: %39.2f\n", finite(l.Avg))
+	fmt.Fprintf(w, "         max: %39.2f\n", finite(l.Max))
+	fmt.Fprintf(w, "%s\n", percentileLine(res.Options.Percentile, l.Pct))
+	fmt.Fprintf(w, "         sum: %39.2f\n", finite(l.Sum))
+	fmt.Fprintf(w, "\n")
+	f := res.Fairness
+	fmt.Fprintf(w, "Threads fairness:\n")
+	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%3.2f\n", finite(f.EventsAvg), finite(f.EventsStddev))
+	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%3.2f\n", finite(f.TimeAvg), finite(f.TimeStddev))
+	fmt.Fprintf(w, "\n")
+}
+
+// percentileLine is sysbench's "        %3dth percentile: %27.2f", or its
+// "disabled" line. A fractional percentile (which sysbench cannot take)
+// keeps the line's 53-column width.
+func percentileLine(pct, v float64) string {
+	if pct <= 0 {
+		return "         percentile stats:               disabled"
+	}
+	label := fmt.Sprintf("        %3sth percentile: ", formatNumber(pct))
+	width := 53 - len(label)
+	if width < 1 {
+		width = 1
+	}
+	return fmt.Sprintf("%s%*.2f", label, width, finite(v))
+}
+
+// WriteExtras writes what benchmatrix measures beyond sysbench, after
+// sysbench's block so that parsers of sysbench output see the same lines
+// first: p50/p99/p99.9 (sysbench reports one percentile), late and dropped
+// events under --rate, and the excluded warm-up. It writes nothing when
+// there is nothing to add. No line reuses a label sysbench prints
+// ("NNth percentile:", "min:", "transactions:", ...), so regexes written for
+// sysbench cannot match these lines by accident.
+func WriteExtras(w io.Writer, res *Result) {
+	var b strings.Builder
+	if res.Events > 0 {
+		l := res.Latency
+		fmt.Fprintf(&b, "Latency percentiles (ms):\n")
+		fmt.Fprintf(&b, "         p50:   %37.2f\n", finite(l.P50))
+		fmt.Fprintf(&b, "         p95:   %37.2f\n", finite(l.P95))
+		fmt.Fprintf(&b, "         p99:   %37.2f\n", finite(l.P99))
+		fmt.Fprintf(&b, "         p99.9: %37.2f\n", finite(l.P999))
+		fmt.Fprintf(&b, "\n")
+	}
+	if res.Options.Rate > 0 {
+		sec := res.Elapsed.Seconds()
+		ps := func(n int64) float64 {
+			if sec <= 0 {
+				return 0
+			}
+			return float64(n) / sec
+		}
+		fmt.Fprintf(&b, "Open-loop statistics (target %s/sec):\n", formatNumber(res.Options.Rate))
+		fmt.Fprintf(&b, "    late events:                         %-6d (%.2f per sec.)\n", res.Late, ps(res.Late))
+		fmt.Fprintf(&b, "    dropped events:                      %-6d (%.2f per sec.)\n", res.Dropped, ps(res.Dropped))
+		fmt.Fprintf(&b, "\n")
+	}
+	if res.Options.Warmup > 0 {
+		fmt.Fprintf(&b, "Warm-up excluded from the statistics above: %ss\n\n", formatNumber(res.Options.Warmup.Seconds()))
+	}
+	if b.Len() == 0 {
+		return
+	}
+	fmt.Fprintf(w, "benchmatrix extras (not printed by sysbench):\n\n%s", b.String())
+}
+
+// formatNumber prints integers as sysbench's %d/%u would and anything else
+// in the shortest form ("0.5", "99.9").
+func formatNumber(f float64) string {
+	f = finite(f)
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// finite maps NaN and ±Inf to 0 so that neither text nor JSON ever shows
+// them (encoding/json refuses them).
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+// ---- help ----
+
+// helpOption is one line of `WORKLOAD help`.
+type helpOption struct {
+	name string
+	arg  string // "N", "STRING" or "" for [=on|off]
+	desc string
+	def  func(o Options) string
+}
+
+func intDef(f func(o Options) int) func(Options) string {
+	return func(o Options) string { return strconv.Itoa(f(o)) }
+}
+
+func boolDef(f func(o Options) bool) func(Options) string {
+	return func(o Options) string {
+		if f(o) {
+			return "on"
+		}
+		return "off"
+	}
+}
+
+// helpOptions are oltp_common.lua's options with sysbench's descriptions
+// (sorted by name, as sysbench prints them). --pgsql_variant is left out:
+// only MySQL is supported. --reinsert_id is benchmatrix's.
+var helpOptions = []helpOption{
+	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", boolDef(func(o Options) bool { return o.AutoInc })},
+	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", boolDef(func(o Options) bool { return o.CreateSecondary })},
+	{"delete_inserts", "N", "Number of DELETE/INSERT combinations per transaction", intDef(func(o Options) int { return o.DeleteInserts })},
+	{"delta", "N", "Size of BETWEEN ranges", intDef(func(o Options) int { return o.Delta })},
+	{"distinct_ranges", "N", "Number of SELECT DISTINCT queries per transaction", intDef(func(o Options) int { return o.DistinctRanges })},
+	{"index_updates", "N", "Number of UPDATE index queries per transaction", intDef(func(o Options) int { return o.IndexUpdates })},
+	{"mysql_storage_engine", "STRING", "Storage engine, if MySQL is used", func(o Options) string { return o.StorageEngine }},
+	{"non_index_updates", "N", "Number of UPDATE non-index queries per transaction", intDef(func(o Options) int { return o.NonIndexUpdates })},
+	{"number_of_ranges", "N", "Number of random BETWEEN ranges per SELECT", intDef(func(o Options) int { return o.NumberOfRanges })},
+	{"order_ranges", "N", "Number of SELECT ORDER BY queries per transaction", intDef(func(o Options) int { return o.OrderRanges })},
+	{"point_selects", "N", "Number of point SELECT queries per transaction", intDef(func(o Options) int { return o.PointSelects })},
+	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", intDef(func(o Options) int { return o.RandomPoints })},
+	{"range_selects", "", "Enable/disable all range SELECT queries", boolDef(func(o Options) bool { return o.RangeSelects })},
+	{"range_size", "N", "Range size for range SELECT queries", intDef(func(o Options) int { return o.RangeSize })},
+	{"reinsert_id", "STRING", "benchmatrix: id of the row re-inserted after each DELETE: 'same' (sysbench) or 'auto' (AUTO_INCREMENT assigns a new one)", func(o Options) string { return o.ReinsertID }},
+	{"secondary", "", "Use a secondary index in place of the PRIMARY KEY", boolDef(func(o Options) bool { return o.Secondary })},
+	{"simple_ranges", "N", "Number of simple range SELECT queries per transaction", intDef(func(o Options) int { return o.SimpleRanges })},
+	{"skip_trx", "", "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", boolDef(func(o Options) bool { return o.SkipTrx })},
+	{"sum_ranges", "N", "Number of SELECT SUM() queries per transaction", intDef(func(o Options) int { return o.SumRanges })},
+	{"table_size", "N", "Number of rows per table", intDef(func(o Options) int { return o.TableSize })},
+	{"tables", "N", "Number of tables", intDef(func(o Options) int { return o.Tables })},
+}
+
+// scriptOnly names the options only one script declares.
+var scriptOnly = map[string]string{
+	"random_points":    "select_random_points",
+	"delta":            "select_random_ranges",
+	"number_of_ranges": "select_random_ranges",
+}
+
+// WriteHelp writes `WORKLOAD help` as sysbench prints it (after the banner):
+// "<workload> options:", then "  --name=N  description [default]" with the
+// descriptions aligned one column after the longest option, and a blank
+// line. Defaults come from o (normally DefaultOptions()).
+func WriteHelp(w io.Writer, workload string, o Options) {
+	var rows []helpOption
+	width := 0
+	for _, h := range helpOptions {
+		if s, ok := scriptOnly[h.name]; ok && s != workload {
+			continue
+		}
+		rows = append(rows, h)
+		width = max(width, len(helpSpec(h)))
+	}
+	fmt.Fprintf(w, "%s options:\n", workload)
+	for _, h := range rows {
+		fmt.Fprintf(w, "  %-*s %s [%s]\n", width, helpSpec(h), h.desc, h.def(o))
+	}
+	fmt.Fprintf(w, "\n")
+}
+
+func helpSpec(h helpOption) string {
+	if h.arg == "" {
+		return "--" + h.name + "[=on|off]"
+	}
+	return "--" + h.name + "=" + h.arg
+}
+
+// ---- JSON ----
+
+// JSONReport is the document --format=json prints: one per invocation,
+// with stable snake_case keys. Times are in seconds, latencies in ms.
+type JSONReport struct {
+	Benchmatrix string         `json:"benchmatrix_version"`
+	Sysbench    string         `json:"sysbench_compatible"`
+	Workload    string         `json:"workload"`
+	Command     string         `json:"command"`
+	Connection  JSONConnection `json:"connection"`
+	// Options are the options in effect, named as on the command line
+	// (sysbench's names with underscores); durations are in seconds.
+	Options     map[string]any `json:"options"`
+	Intervals   []JSONInterval `json:"intervals"`
+	Result      *JSONResult    `json:"result"`
+	Interrupted bool           `json:"interrupted"`
+	Error       string         `json:"error,omitempty"`
+}
+
+// JSONConnection is where the command connected. It never holds the
+// password.
+type JSONConnection struct {
+	Net     string `json:"net"`
+	Address string `json:"address"`
+	User    string `json:"user"`
+	DB      string `json:"db"`
+}
+
+// JSONInterval is one report interval.
+type JSONInterval struct {
+	Phase      string  `json:"phase"`
+	StartS     float64 `json:"start_s"`
+	EndS       float64 `json:"end_s"`
+	Threads    int     `json:"threads"`
+	Events     int64   `json:"events"`
+	Reads      int64   `json:"reads"`
+	Writes     int64   `json:"writes"`
+	Others     int64   `json:"others"`
+	Errors     int64   `json:"errors"`
+	Reconnects int64   `json:"reconnects"`
+	Late       int64   `json:"late"`
+	Dropped    int64   `json:"dropped"`
+	Queue      int64   `json:"queue"`
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	ReadsPS    float64 `json:"reads_per_s"`
+	WritesPS   float64 `json:"writes_per_s"`
+	OthersPS   float64 `json:"others_per_s"`
+	ErrorsPS   float64 `json:"errors_per_s"`
+	ReconnPS   float64 `json:"reconnects_per_s"`
+	Percentile float64 `json:"percentile"`
+	LatPctMs   float64 `json:"lat_pct_ms"`
+	LatP50Ms   float64 `json:"lat_p50_ms"`
+	LatP95Ms   float64 `json:"lat_p95_ms"`
+	LatP99Ms   float64 `json:"lat_p99_ms"`
+	LatMaxMs   float64 `json:"lat_max_ms"`
+}
+
+// JSONResult is the measured window (warm-up excluded).
+type JSONResult struct {
+	ElapsedS   float64         `json:"elapsed_s"`
+	Events     int64           `json:"events"`
+	Queries    int64           `json:"queries"`
+	Reads      int64           `json:"reads"`
+	Writes     int64           `json:"writes"`
+	Others     int64           `json:"others"`
+	Errors     int64           `json:"errors"`
+	Reconnects int64           `json:"reconnects"`
+	Late       int64           `json:"late"`
+	Dropped    int64           `json:"dropped"`
+	TPS        float64         `json:"tps"`
+	QPS        float64         `json:"qps"`
+	ErrorsPS   float64         `json:"errors_per_s"`
+	ReconnPS   float64         `json:"reconnects_per_s"`
+	Latency    JSONLatency     `json:"latency"`
+	Fairness   JSONFairness    `json:"fairness"`
+	Histogram  []JSONHistogram `json:"histogram,omitempty"`
+}
+
+// JSONLatency is the latency summary in milliseconds. Pct is the value at
+// Percentile (--percentile; 0 = disabled).
+type JSONLatency struct {
+	MinMs      float64 `json:"min_ms"`
+	AvgMs      float64 `json:"avg_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	SumMs      float64 `json:"sum_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P95Ms      float64 `json:"p95_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	P999Ms     float64 `json:"p999_ms"`
+	Percentile float64 `json:"percentile"`
+	PctMs      float64 `json:"pct_ms"`
+}
+
+// JSONFairness is sysbench's "Threads fairness".
+type JSONFairness struct {
+	EventsAvg    float64 `json:"events_avg"`
+	EventsStddev float64 `json:"events_stddev"`
+	TimeAvgS     float64 `json:"time_avg_s"`
+	TimeStddevS  float64 `json:"time_stddev_s"`
+}
+
+// JSONHistogram is one non-empty latency bucket.
+type JSONHistogram struct {
+	UpperMs float64 `json:"upper_ms"`
+	Count   int64   `json:"count"`
+}
+
+// NewJSONInterval converts an interval; pct is --percentile.
+func NewJSONInterval(iv Interval, pct float64) JSONInterval {
+	sec := iv.Seconds()
+	ps := func(n int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(n) / sec
+	}
+	return JSONInterval{
+		Phase: string(iv.Phase), StartS: iv.Start.Seconds(), EndS: iv.End.Seconds(), Threads: iv.Threads,
+		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others,
+		Errors: iv.Errors, Reconnects: iv.Reconnects, Late: iv.Late, Dropped: iv.Dropped, Queue: iv.Queue,
+		TPS: ps(iv.Events), QPS: ps(iv.Reads + iv.Writes + iv.Others),
+		ReadsPS: ps(iv.Reads), WritesPS: ps(iv.Writes), OthersPS: ps(iv.Others),
+		ErrorsPS: ps(iv.Errors), ReconnPS: ps(iv.Reconnects),
+		Percentile: finite(pct), LatPctMs: finite(iv.LatPct), LatP50Ms: finite(iv.LatP50),
+		LatP95Ms: finite(iv.LatP95), LatP99Ms: finite(iv.LatP99), LatMaxMs: finite(iv.LatMax),
+	}
+}
+
+// NewJSONResult converts a result.
+func NewJSONResult(res *Result) *JSONResult {
+	if res == nil {
+		return nil
+	}
+	l, f := res.Latency, res.Fairness
+	out := &JSONResult{
+		ElapsedS: res.Elapsed.Seconds(), Events: res.Events, Queries: res.Queries(),
+		Reads: res.Reads, Writes: res.Writes, Others: res.Others, Errors: res.Errors,
+		Reconnects: res.Reconnects, Late: res.Late, Dropped: res.Dropped,
+		TPS: finite(res.TPS()), QPS: finite(res.QPS()),
+		ErrorsPS: finite(perSecond(res.Errors, res.Elapsed)), ReconnPS: finite(perSecond(res.Reconnects, res.Elapsed)),
+		Latency: JSONLatency{
+			MinMs: finite(l.Min), AvgMs: finite(l.Avg), MaxMs: finite(l.Max), SumMs: finite(l.Sum),
+			P50Ms: finite(l.P50), P95Ms: finite(l.P95), P99Ms: finite(l.P99), P999Ms: finite(l.P999),
+			Percentile: finite(res.Options.Percentile), PctMs: finite(l.Pct),
+		},
+		Fairness: JSONFairness{
+			EventsAvg: finite(f.EventsAvg), EventsStddev: finite(f.EventsStddev),
+			TimeAvgS: finite(f.TimeAvg), TimeStddevS: finite(f.TimeStddev),
+		},
+	}
+	for _, b := range res.Histogram {
+		if b[1] > 0 {
+			out.Histogram = append(out.Histogram, JSONHistogram{UpperMs: finite(b[0]), Count: int64(b[1])})
+		}
+	}
+	return out
+}
+
+// OptionsMap renders o as the JSON "options" object: each field under its
+// json name, durations in seconds, non-finite floats as 0.
+func OptionsMap(o Options) map[string]any {
+	m := map[string]any{}
+	v := reflect.ValueOf(o)
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fv := v.Field(i)
+		switch {
+		case sf.Type == reflect.TypeOf(time.Duration(0)):
+			m[name] = time.Duration(fv.Int()).Seconds()
+		case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
+			m[name] = finite(fv.Float())
+		default:
+			m[name] = fv.Interface()
+		}
+	}
+	return m
+}
+
+// WriteJSON writes doc as one indented JSON document and a newline.
+func WriteJSON(w io.Writer, doc *JSONReport) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
