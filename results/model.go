@@ -58,6 +58,8 @@ type Run struct {
 	Columns      []string           `json:"columns"`
 	ServerConfig []experiment.Param `json:"server_config"`
 	Plan         []experiment.Cell  `json:"plan"`
+	Order        string             `json:"order"`
+	Seed         int64              `json:"seed,omitempty"` // of a shuffled order
 	Status       string             `json:"status"`
 	Started      time.Time          `json:"started"`
 	Finished     time.Time          `json:"finished,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // File names inside a results directory (DESIGN.md's contract).
@@ -77,7 +78,8 @@ func CellRow(c *Cell, params []string) []string {
 	} else {
 		row = append(row, "", "", "", "", "", "", "", "", "", "")
 	}
-	return append(row, c.Error)
+	// One line per row, so that a resumed run can check rows line by line.
+	return append(row, strings.Join(strings.Fields(c.Error), " "))
 }
 
 // IntervalRows renders a cell's intervals as intervals.csv rows.

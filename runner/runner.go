@@ -48,6 +48,9 @@ type Config struct {
 	Log      io.Writer // progress lines; nil means none
 	Start    StartFunc
 	Workload Workload
+	// Resume, when set, is the stored run.json of an interrupted run in
+	// OutDir: its finished cell runs are kept and not run again.
+	Resume *results.Run
 }
 
 // Runner executes one plan.
@@ -103,11 +106,33 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		Columns:      r.plan.Columns,
 		ServerConfig: m.Server.Config,
 		Plan:         r.plan.Cells,
+		Order:        r.plan.Order,
+		Seed:         r.plan.Seed,
 		Status:       results.StatusRunning,
 		Started:      time.Now(),
 		Host:         hostFacts(""),
 	}
-	w, err := results.Create(r.cfg.OutDir, r.plan.Columns)
+	done := map[string]bool{}
+	var w *results.Writer
+	if old := r.cfg.Resume; old != nil {
+		if old.ManifestHash != run.ManifestHash {
+			return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
+				r.cfg.OutDir, short(old.ManifestHash), short(run.ManifestHash))}
+		}
+		if !samePlan(old.Plan, r.plan.Cells) {
+			return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
+		}
+		run.Started = old.Started
+		run.Cells = old.Cells
+		run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
+			time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
+		for _, c := range old.Cells {
+			done[results.RunKey(c.Name, c.Repeat)] = true
+		}
+		w, err = results.Reopen(r.cfg.OutDir, old)
+	} else {
+		w, err = results.Create(r.cfg.OutDir, r.plan.Columns)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +158,17 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		}
 	}()
 
-	if len(r.plan.Cells) == 0 {
-		return run, fmt.Errorf("the plan has no cells")
+	var todo []int
+	for i, c := range r.plan.Cells {
+		if !done[results.RunKey(c.Name, c.Repeat)] {
+			todo = append(todo, i)
+		}
 	}
-	first := r.plan.Cells[0]
+	if len(todo) == 0 {
+		fmt.Fprintf(r.log, "every cell run has finished already\n")
+		return run, nil
+	}
+	first := r.plan.Cells[todo[0]]
 	fmt.Fprintf(r.log, "starting %s server\n", m.Server.Provider)
 	srv, err := r.cfg.Start(ctx, r.startupFor(first))
 	if err != nil {
@@ -164,7 +196,12 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	}
 
 	failed := 0
-	for i := range r.plan.Cells {
+	for _, c := range run.Cells {
+		if c.Status != results.CellOK {
+			failed++
+		}
+	}
+	for _, i := range todo {
 		if ctx.Err() != nil {
 			return run, ctx.Err()
 		}
@@ -273,6 +310,26 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 		return fmt.Errorf("create database %s: %w", Schema, err)
 	}
 	return nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+func samePlan(a, b []experiment.Cell) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Repeat != b[i].Repeat || a[i].Workload.Time != b[i].Workload.Time ||
+			a[i].Workload.Warmup != b[i].Workload.Warmup {
+			return false
+		}
+	}
+	return true
 }
 
 func sameSettings(a, b []server.Setting) bool {

@@ -185,3 +185,67 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+func TestResumeAfterInterrupt(t *testing.T) {
+	needServer(t)
+	plan := loadFlush(t)
+	d, w := 2*time.Second, time.Duration(0)
+	plan.Override(&d, &w)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, plan, Config{OutDir: dir, Start: sandboxStart, Log: testWriter{t}})
+		done <- err
+	}()
+	cellsPath := filepath.Join(dir, results.CellsFile)
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(cellsPath); err == nil && strings.Count(string(b), "\n") >= 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("first run: %v", err)
+	}
+	before, _ := os.ReadFile(cellsPath)
+	stored, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Status != results.StatusInterrupted || len(stored.Cells) == 0 || len(stored.Cells) == 3 {
+		t.Fatalf("after interrupt: status %s, %d cells", stored.Status, len(stored.Cells))
+	}
+	// Simulate a crash mid-write: a half row at the end of cells.csv.
+	f, _ := os.OpenFile(cellsPath, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("b0e0,b0e0,0,0,1,ok,123")
+	f.Close()
+
+	run, err := Run(context.Background(), plan, Config{OutDir: dir, Start: sandboxStart, Log: testWriter{t}, Resume: stored})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(cellsPath)
+	if !strings.HasPrefix(string(after), string(before)) {
+		t.Fatalf("finished rows changed by the resume:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	rows := readCSV(t, cellsPath)
+	if len(rows) != 4 {
+		t.Fatalf("cells.csv after resume has %d rows, want header + 3:\n%s", len(rows), after)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		if seen[r[0]] {
+			t.Fatalf("cell %s ran twice", r[0])
+		}
+		seen[r[0]] = true
+	}
+	if !run.Cells[0].Started.Equal(stored.Cells[0].Started) {
+		t.Fatal("the finished cell was run again")
+	}
+	if run.Status != results.StatusFinished {
+		t.Fatalf("status %s", run.Status)
+	}
+}

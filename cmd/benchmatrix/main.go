@@ -137,6 +137,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&warmup, "warmup", "warm-up per cell, overriding the manifest")
 	repeats := fs.Int("repeats", 0, "repeats per cell, overriding the manifest")
 	quiet := fs.Bool("q", false, "no progress lines")
+	resume := fs.Bool("resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -157,6 +158,29 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *repeats > 0 {
 		m.Repeats = *repeats
 	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("runs", m.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	var stored *results.Run
+	if _, err := os.Stat(filepath.Join(dir, results.RunFile)); err == nil && !*resume {
+		fmt.Fprintf(stderr, "benchmatrix run: %s already holds a run; continue it with --resume, or give another -o\n", dir)
+		return exitUsage
+	}
+	if *resume {
+		if *out == "" {
+			fmt.Fprintln(stderr, "benchmatrix run: --resume needs -o DIR, the results directory to continue")
+			return exitUsage
+		}
+		stored, err = results.ReadRun(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchmatrix run: cannot resume: %v\n", err)
+			return exitUsage
+		}
+		if m.Seed == 0 {
+			m.Seed = stored.Seed // the same shuffled order
+		}
+	}
 	plan, err := experiment.Expand(m)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -170,10 +194,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		wp = &warmup.d
 	}
 	plan.Override(dp, wp)
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("runs", m.Name+"-"+time.Now().Format("20060102-150405"))
-	}
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = io.Discard
@@ -188,6 +208,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return server.StartSandbox(ctx, server.SandboxConfig{Binary: m.Server.Binary, TempDir: m.Server.TempDir, Startup: startup})
 		},
 		Workload: runner.OLTP{Log: progress},
+		Resume:   stored,
 	}
 	run, err := runner.Run(ctx, plan, cfg)
 	if run != nil && len(run.Cells) > 0 {
