@@ -1,0 +1,356 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// ExternalConfig says how to reach a server benchmatrix does not own.
+type ExternalConfig struct {
+	// DSN in go-sql-driver form: user:pass@tcp(host:port)/db. The password
+	// may be left out of it (see Password).
+	DSN string
+	// Password is used when the DSN has none; when both are empty,
+	// $BENCHMATRIX_PASSWORD is read.
+	Password string
+	// ConnectTimeout bounds the first connection (default 5s), so an
+	// unreachable server fails within seconds, naming its address.
+	ConnectTimeout time.Duration
+}
+
+// PasswordEnv is the environment variable an external server's password is
+// read from when neither the DSN nor the configuration holds one.
+const PasswordEnv = "BENCHMATRIX_PASSWORD"
+
+// External is a server someone else runs. benchmatrix never restarts or
+// stops it: only dynamic variables change, each one's original value is
+// remembered before its first change, and Stop puts them all back.
+type External struct {
+	cfg    *mysql.Config // holds the password: never print it
+	db     *sql.DB
+	flavor Flavor
+	ver    string
+
+	mu      sync.Mutex
+	orig    map[string]globalValue // by variable name, value before our first change
+	order   []string               // names in the order of their first change
+	startup []Setting
+	closed  bool
+}
+
+var _ Server = (*External)(nil)
+
+var liveExternals liveSet[*External]
+
+func init() {
+	extraKillers = append(extraKillers, func() {
+		for _, e := range liveExternals.all() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = e.Stop(ctx)
+			cancel()
+		}
+	})
+}
+
+// RestartNotAllowedError says a setting needs a restart, and the server is
+// external, so it is never restarted. Current is the server's value, Wanted
+// the experiment's.
+type RestartNotAllowedError struct {
+	Address, Name, Current, Wanted string
+}
+
+func (e *RestartNotAllowedError) Error() string {
+	return fmt.Sprintf("external server %s: %s is %s, the experiment needs %s; it changes only with a restart, "+
+		"and benchmatrix never restarts an external server (set it on the server, or drop it from the experiment)",
+		e.Address, e.Name, e.Current, e.Wanted)
+}
+
+// ConnectExternal connects to the server and reads what it is.
+func ConnectExternal(ctx context.Context, cfg ExternalConfig) (*External, error) {
+	c, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		// The driver's parse errors do not quote the DSN, but be sure.
+		return nil, fmt.Errorf("external server DSN: %w", hidePassword(hidePassword(err, cfg.DSN), cfg.Password))
+	}
+	if c.Passwd == "" {
+		c.Passwd = cfg.Password
+	}
+	if c.Passwd == "" {
+		c.Passwd = os.Getenv(PasswordEnv)
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	c.Timeout = cfg.ConnectTimeout
+	e := &External{cfg: c, orig: map[string]globalValue{}}
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, e.wrap("connect", err)
+	}
+	e.db = sql.OpenDB(conn)
+	pctx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
+	defer cancel()
+	if err := e.db.PingContext(pctx); err != nil {
+		e.db.Close()
+		if pctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("no answer within %s (%w)", cfg.ConnectTimeout, err)
+		}
+		return nil, e.wrap(fmt.Sprintf("connect as %s", c.User), err)
+	}
+	if e.flavor, e.ver, err = detectFlavor(pctx, e.db); err != nil {
+		e.db.Close()
+		return nil, e.wrap("connect", err)
+	}
+	liveExternals.add(e)
+	return e, nil
+}
+
+// wrap names the server in an error and keeps the password out of it.
+func (e *External) wrap(what string, err error) error {
+	return hidePassword(fmt.Errorf("external server %s: %s: %w", e.address(), what, err), e.cfg.Passwd)
+}
+
+func (e *External) address() string { return e.cfg.Addr }
+
+// Info implements Server. It never holds the password.
+func (e *External) Info() Info {
+	return Info{Provider: "external", Flavor: e.flavor, Version: e.ver, Address: e.address()}
+}
+
+// Endpoint implements Server. The copy carries the password, as a client
+// needs it; do not log it (FormatDSN would show it).
+func (e *External) Endpoint() *mysql.Config {
+	c := e.cfg.Clone()
+	c.Timeout = 10 * time.Second
+	return c
+}
+
+// DB returns the provider's own connection pool (for the caller's reads;
+// the runner's load opens its own).
+func (e *External) DB() *sql.DB { return e.db }
+
+// Startup implements Server: the settings last confirmed by Restart.
+func (e *External) Startup() []Setting {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.startup)
+}
+
+// LogTail implements Server: an external server's log is out of reach.
+func (e *External) LogTail(int) string { return "" }
+
+// Restart implements Server without restarting: every restart-only setting
+// must already have the wanted value (else *RestartNotAllowedError), and
+// the dynamic ones are applied with SET GLOBAL (to be restored by Stop).
+// So a cell whose startup options the server already satisfies runs, and
+// one that would need a real restart fails, naming the variable.
+func (e *External) Restart(ctx context.Context, startup []Setting) error {
+	if err := e.VerifyStartup(ctx, startup); err != nil {
+		return err
+	}
+	var dynamic []Setting
+	for _, s := range startup {
+		if !RestartOnly(e.flavor, s.Name) {
+			dynamic = append(dynamic, Setting{Name: s.Name, Value: startupValue(s)})
+		}
+	}
+	if _, err := e.ApplyGlobals(ctx, dynamic); err != nil {
+		var ro *ReadOnlyError
+		if errors.As(err, &ro) {
+			cur, _ := Variables(ctx, e.db, ro.Name)
+			want := ""
+			for _, s := range dynamic {
+				if VariableName(s.Name) == ro.Name {
+					want = s.Value
+				}
+			}
+			return &RestartNotAllowedError{Address: e.address(), Name: ro.Name, Current: cur[ro.Name], Wanted: want}
+		}
+		return err
+	}
+	e.mu.Lock()
+	e.startup = slices.Clone(startup)
+	e.mu.Unlock()
+	return nil
+}
+
+// VerifyStartup compares the restart-only settings among startup with the
+// server's values. Every difference is a *RestartNotAllowedError naming the
+// variable and both values (joined when there are several); other settings
+// are left to ApplyGlobals.
+func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
+	var names []string
+	for _, s := range startup {
+		if RestartOnly(e.flavor, s.Name) {
+			names = append(names, VariableName(s.Name))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	// SHOW VARIABLES spells booleans ON/OFF, as people write them.
+	cur, err := Variables(ctx, e.db, names...)
+	if err != nil {
+		return e.wrap("startup options", err)
+	}
+	var errs []error
+	for _, s := range startup {
+		name := VariableName(s.Name)
+		if !RestartOnly(e.flavor, name) {
+			continue
+		}
+		v, ok := cur[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("external server %s: startup option %s: the server has no such variable", e.address(), name))
+			continue
+		}
+		if !SameValue(name, startupValue(s), v) {
+			errs = append(errs, &RestartNotAllowedError{Address: e.address(), Name: name, Current: v, Wanted: s.Value})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startupValue is what a startup option reads back as: --log-bin=NAME
+// turns log_bin ON, whatever the base name.
+func startupValue(s Setting) string {
+	if VariableName(s.Name) == "log_bin" {
+		if _, ok := boolWord(s.Value); !ok {
+			return "ON"
+		}
+	}
+	return s.Value
+}
+
+// ApplyGlobals sets each variable with SET GLOBAL and reads every one back,
+// like the package's ApplyGlobals, after remembering each variable's value
+// before its first change so Restore can put it back. A variable whose SET
+// fails is not remembered (it did not change).
+func (e *External) ApplyGlobals(ctx context.Context, settings []Setting) (map[string]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, fmt.Errorf("external server %s: already stopped", e.address())
+	}
+	for _, s := range settings {
+		name := VariableName(s.Name)
+		_, seen := e.orig[name]
+		var before globalValue
+		if !seen {
+			v, err := readGlobalValue(ctx, e.db, name)
+			if err != nil {
+				return nil, e.wrap("apply", err)
+			}
+			before = v
+		}
+		if err := setGlobal(ctx, e.db, name, SQLValue(s.Value)); err != nil {
+			return nil, hidePassword(err, e.cfg.Passwd)
+		}
+		if !seen {
+			e.orig[name] = before
+			e.order = append(e.order, name)
+		}
+	}
+	eff, err := CheckGlobals(ctx, e.db, settings)
+	return eff, hidePassword(err, e.cfg.Passwd)
+}
+
+// Originals returns the values Restore would put back, by variable name.
+func (e *External) Originals() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]string, len(e.orig))
+	for k, v := range e.orig {
+		out[k] = v.String()
+	}
+	return out
+}
+
+// Restore sets every variable ApplyGlobals changed back to its original
+// value, latest change first. It tries them all; those that fail stay
+// remembered for another try and are named in the error.
+func (e *External) Restore(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.restoreLocked(ctx)
+}
+
+func (e *External) restoreLocked(ctx context.Context) error {
+	var errs []error
+	var failed []string
+	for i := len(e.order) - 1; i >= 0; i-- {
+		name := e.order[i]
+		v := e.orig[name]
+		if err := setGlobal(ctx, e.db, name, v.sql()); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s to %s: %w", name, v, err))
+			failed = append(failed, name)
+			continue
+		}
+		delete(e.orig, name)
+	}
+	slices.Reverse(failed)
+	e.order = failed
+	if len(errs) > 0 {
+		return e.wrap("restore globals", errors.Join(errs...))
+	}
+	return nil
+}
+
+// Stop implements Server: it restores the globals and closes the
+// connections. The server itself keeps running. A cancelled ctx still gets
+// up to 30 s for the restore, so an interrupted run leaves no trace.
+func (e *External) Stop(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err := e.restoreLocked(rctx)
+	e.closed = true
+	if cerr := e.db.Close(); cerr != nil && err == nil {
+		err = e.wrap("close", cerr)
+	}
+	liveExternals.remove(e)
+	return err
+}
+
+// ForeignTables lists the tables in schema that ours does not claim, so the
+// runner can refuse to load into a schema holding someone else's data.
+// A schema that does not exist has none.
+func (e *External) ForeignTables(ctx context.Context, schema string, ours func(table string) bool) ([]string, error) {
+	rows, err := e.db.QueryContext(ctx,
+		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", schema)
+	if err != nil {
+		return nil, e.wrap("list tables in "+schema, err)
+	}
+	defer rows.Close()
+	var foreign []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, e.wrap("list tables in "+schema, err)
+		}
+		if ours == nil || !ours(t) {
+			foreign = append(foreign, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, e.wrap("list tables in "+schema, err)
+	}
+	return foreign, nil
+}
+
+// String names the server without its password.
+func (e *External) String() string {
+	return fmt.Sprintf("external %s@%s", e.cfg.User, e.address())
+}
