@@ -68,6 +68,7 @@ type Run struct {
 	Cells        []Cell             `json:"cells"`
 	Notes        []string           `json:"notes,omitempty"`
 	Variables    map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
+	Fingerprint  *Fingerprint       `json:"fingerprint,omitempty"`
 }
 
 // Cell is the outcome of one cell run.

@@ -1,0 +1,591 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"benchmatrix/experiment"
+	"benchmatrix/oltp"
+)
+
+// Defaults of a comparison.
+const (
+	DefaultThreshold = 5.0  // percent
+	DefaultAlpha     = 0.05 // significance level of the U test
+)
+
+// CompareOptions says when a change counts.
+type CompareOptions struct {
+	// Threshold is the smallest worsening, in percent of the base median,
+	// that counts as a regression when it is also significant. It is used
+	// as given: 0 makes any significant worsening a regression. Start from
+	// DefaultCompareOptions for the default of 5 %.
+	Threshold float64 `json:"threshold_pct"`
+	// AllowMismatch compares runs whose fingerprints differ instead of
+	// refusing with a *MismatchError; the comparison carries the
+	// differences and its table marks the cells they concern.
+	AllowMismatch bool `json:"allow_mismatch"`
+	// Alpha is the significance level; 0 means DefaultAlpha.
+	Alpha float64 `json:"alpha"`
+}
+
+// DefaultCompareOptions returns a 5 % threshold at α = 0.05.
+func DefaultCompareOptions() CompareOptions {
+	return CompareOptions{Threshold: DefaultThreshold, Alpha: DefaultAlpha}
+}
+
+// Verdicts of a metric comparison.
+const (
+	Better    = "better"
+	Worse     = "worse"
+	Unchanged = "~" // no significant change
+)
+
+// metric is a figure compared across runs.
+type metric struct {
+	name           string
+	unit           string
+	higherIsBetter bool
+	value          func(*oltp.Result) float64
+}
+
+var compareMetrics = []metric{
+	{"tps", "tps", true, (*oltp.Result).TPS},
+	{"p95", "ms", false, func(r *oltp.Result) float64 { return r.Latency.P95 }},
+	{"p99", "ms", false, func(r *oltp.Result) float64 { return r.Latency.P99 }},
+}
+
+// Comparison is the outcome of comparing a new run with a base run, cell by
+// cell.
+type Comparison struct {
+	Base    RunRef         `json:"base"`
+	New     RunRef         `json:"new"`
+	Options CompareOptions `json:"options"` // as applied (defaults filled in)
+	// Cells are the cells both runs have, in the base run's order.
+	Cells []CellComparison `json:"cells"`
+	// Unmatched are the cells only one run has (by name and parameters).
+	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// Mismatches are the fingerprint differences; only a forced comparison
+	// (AllowMismatch) has any.
+	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	// EnvDiffs are differences of host, tool and manifest text: worth
+	// knowing, not a reason to refuse.
+	EnvDiffs []Mismatch `json:"env_diffs,omitempty"`
+	// Warnings are about the comparison's power and the data's quality.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// RunRef identifies a compared run.
+type RunRef struct {
+	Experiment string    `json:"experiment"`
+	Started    time.Time `json:"started"`
+	Server     string    `json:"server"` // flavor and version
+	Tool       string    `json:"tool"`   // version and commit
+}
+
+// CellComparison compares one cell's repeats in both runs.
+type CellComparison struct {
+	Name     string             `json:"name"`
+	Scenario string             `json:"scenario,omitempty"`
+	Params   []experiment.Param `json:"params"`
+	// Mismatched tells whether a fingerprint difference concerns the cell.
+	Mismatched bool               `json:"mismatched,omitempty"`
+	Metrics    []MetricComparison `json:"metrics"`
+}
+
+// MetricComparison compares one figure of one cell.
+type MetricComparison struct {
+	Metric         string `json:"metric"` // tps, p95, p99
+	Unit           string `json:"unit"`
+	HigherIsBetter bool   `json:"higher_is_better"`
+	// Base and New are the medians over the successful repeats with their
+	// 95 % confidence intervals.
+	Base MedianInterval `json:"base"`
+	New  MedianInterval `json:"new"`
+	// CoV of each side in percent (NaN below two repeats).
+	BaseCoV float64 `json:"base_cov_pct"`
+	NewCoV  float64 `json:"new_cov_pct"`
+	// DeltaPct is the change of the median in percent of the base median;
+	// NaN when the base median is 0 or a side has no repeats.
+	DeltaPct float64 `json:"delta_pct"`
+	// P is the two-sided Mann-Whitney U p-value; NaN when not tested.
+	P float64 `json:"p"`
+	// Verdict is Better or Worse when the change is significant (P <
+	// alpha), else Unchanged.
+	Verdict string `json:"verdict"`
+	// Regression is a significant worsening larger than the threshold.
+	Regression bool     `json:"regression"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// Unmatched is a cell that only one of the runs has.
+type Unmatched struct {
+	Name   string             `json:"name"`
+	Side   string             `json:"side"` // "base" or "new"
+	Params []experiment.Param `json:"params"`
+	Reason string             `json:"reason"`
+}
+
+// Compare compares the new run with the base run: cells are matched by name
+// and parameters, and each metric's medians over the successful repeats are
+// compared with the Mann-Whitney U test. When the fingerprints differ it
+// returns a *MismatchError unless opt.AllowMismatch.
+func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
+	if base == nil || new == nil {
+		return nil, errors.New("compare: missing run")
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = DefaultAlpha
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return nil, fmt.Errorf("compare: alpha %g: want a level between 0 and 1", opt.Alpha)
+	}
+	if opt.Threshold < 0 || math.IsNaN(opt.Threshold) {
+		return nil, fmt.Errorf("compare: threshold %g%%: want 0 or more", opt.Threshold)
+	}
+
+	bf, nf := base.Fingerprint, new.Fingerprint
+	if bf == nil {
+		bf = ComputeFingerprint(base)
+	}
+	if nf == nil {
+		nf = ComputeFingerprint(new)
+	}
+	mismatches := bf.Diff(nf)
+	if len(mismatches) > 0 && !opt.AllowMismatch {
+		return nil, &MismatchError{Mismatches: mismatches}
+	}
+
+	c := &Comparison{
+		Base:       runRef(base),
+		New:        runRef(new),
+		Options:    opt,
+		Mismatches: mismatches,
+		EnvDiffs:   bf.EnvDiff(nf),
+	}
+	bg, ng := groupCells(base), groupCells(new)
+	mismatched := map[string]bool{}
+	for _, m := range mismatches {
+		mismatched[m.Cell] = true
+	}
+
+	var fewRepeats []string
+	failedNotes := []string{}
+	ciMissing := false
+	for _, g := range bg.order {
+		b := bg.groups[g]
+		n, ok := ng.groups[g]
+		if !ok {
+			c.Unmatched = append(c.Unmatched, unmatched(b, "base", ng))
+			continue
+		}
+		cc := CellComparison{Name: b.name, Scenario: b.scenario, Params: b.params, Mismatched: mismatched[b.name]}
+		for _, m := range compareMetrics {
+			mc := compareMetric(m, b.ok, n.ok, opt)
+			ciMissing = ciMissing || !mc.Base.OK || !mc.New.OK
+			cc.Metrics = append(cc.Metrics, mc)
+		}
+		nb, nn := len(b.ok), len(n.ok)
+		if nb > 0 && nn > 0 && UTestMinP(nb, nn) >= opt.Alpha {
+			fewRepeats = append(fewRepeats, fmt.Sprintf("%s (%d vs %d)", b.name, nb, nn))
+		}
+		if b.failed > 0 {
+			failedNotes = append(failedNotes, fmt.Sprintf("%s: %d of %d base repeats failed and are left out", b.name, b.failed, b.failed+nb))
+		}
+		if n.failed > 0 {
+			failedNotes = append(failedNotes, fmt.Sprintf("%s: %d of %d new repeats failed and are left out", b.name, n.failed, n.failed+nn))
+		}
+		c.Cells = append(c.Cells, cc)
+	}
+	for _, g := range ng.order {
+		if _, ok := bg.groups[g]; !ok {
+			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new", bg))
+		}
+	}
+
+	if len(fewRepeats) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats to detect a change (need ≥%d each for p<%g): %s",
+			MinRepeatsToDetect(opt.Alpha), opt.Alpha, strings.Join(fewRepeats, ", ")))
+	}
+	if ciMissing {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("a 95%% confidence interval of the median needs ≥%d repeats; medians with fewer are shown without one",
+			MinSamplesForCI(Confidence)))
+	}
+	c.Warnings = append(c.Warnings, failedNotes...)
+	for _, cc := range c.Cells {
+		for _, mc := range cc.Metrics {
+			for _, w := range mc.Warnings {
+				c.Warnings = append(c.Warnings, cc.Name+" "+mc.Metric+": "+w)
+			}
+		}
+	}
+	if len(c.Cells) == 0 {
+		c.Warnings = append(c.Warnings, "the runs have no cell in common")
+	}
+	return c, nil
+}
+
+func compareMetric(m metric, base, new []*oltp.Result, opt CompareOptions) MetricComparison {
+	bv, nv := values(base, m.value), values(new, m.value)
+	mc := MetricComparison{
+		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
+		Base: MedianCI(bv, Confidence), New: MedianCI(nv, Confidence),
+		BaseCoV: CoV(bv), NewCoV: CoV(nv),
+		DeltaPct: math.NaN(), P: math.NaN(), Verdict: Unchanged,
+	}
+	switch {
+	case len(bv) == 0 && len(nv) == 0:
+		mc.Warnings = append(mc.Warnings, "no successful repeats in either run")
+		return mc
+	case len(bv) == 0:
+		mc.Warnings = append(mc.Warnings, "no successful repeats in the base run")
+		return mc
+	case len(nv) == 0:
+		mc.Warnings = append(mc.Warnings, "no successful repeats in the new run")
+		return mc
+	}
+	if mc.Base.Median != 0 {
+		mc.DeltaPct = (mc.New.Median - mc.Base.Median) / math.Abs(mc.Base.Median) * 100
+	}
+	u, err := MannWhitneyU(bv, nv)
+	if err != nil {
+		return mc
+	}
+	mc.P = u.P
+	if u.P < opt.Alpha && mc.New.Median != mc.Base.Median {
+		improved := (mc.New.Median > mc.Base.Median) == m.higherIsBetter
+		mc.Verdict = Worse
+		if improved {
+			mc.Verdict = Better
+		}
+		mc.Regression = !improved && math.Abs(mc.DeltaPct) > opt.Threshold
+	}
+	// reference/anchors.md §3.4: a noisy cell is inconclusive, not unchanged.
+	if mc.Verdict == Unchanged && len(bv) > 1 && len(nv) > 1 {
+		if cov := math.Max(mc.BaseCoV, mc.NewCoV); cov > math.Max(opt.Threshold, math.Abs(mc.DeltaPct)) {
+			mc.Warnings = append(mc.Warnings, fmt.Sprintf("inconclusive: CoV %.1f%% is larger than the change tested for", cov))
+		}
+	}
+	return mc
+}
+
+func values(rs []*oltp.Result, f func(*oltp.Result) float64) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = f(r)
+	}
+	return out
+}
+
+// cellGroup is one cell's repeats in one run.
+type cellGroup struct {
+	name     string
+	scenario string
+	params   []experiment.Param
+	ok       []*oltp.Result
+	failed   int
+}
+
+type cellGroups struct {
+	order  []string // group keys in run order
+	groups map[string]*cellGroup
+	names  map[string][]string // cell name → group keys
+}
+
+// groupCells groups a run's cells by name and parameters.
+func groupCells(r *Run) cellGroups {
+	gs := cellGroups{groups: map[string]*cellGroup{}, names: map[string][]string{}}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		key := c.Name + "\x00" + paramKey(c.Params)
+		g, ok := gs.groups[key]
+		if !ok {
+			g = &cellGroup{name: c.Name, scenario: c.Scenario, params: c.Params}
+			gs.groups[key] = g
+			gs.order = append(gs.order, key)
+			gs.names[c.Name] = append(gs.names[c.Name], key)
+		}
+		if c.Status == CellOK && c.Result != nil {
+			g.ok = append(g.ok, c.Result)
+		} else {
+			g.failed++
+		}
+	}
+	return gs
+}
+
+// paramKey is the parameters as a set: sorted name=value pairs.
+func paramKey(ps []experiment.Param) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.Name + "=" + p.Value
+	}
+	sort.Strings(s)
+	return strings.Join(s, ",")
+}
+
+func unmatched(g *cellGroup, side string, other cellGroups) Unmatched {
+	u := Unmatched{Name: g.name, Side: side, Params: g.params, Reason: "only in the " + side + " run"}
+	if keys := other.names[g.name]; len(keys) > 0 {
+		o := other.groups[keys[0]]
+		u.Reason = fmt.Sprintf("same name, different parameters (%s: %s; other run: %s)", side, paramList(g.params), paramList(o.params))
+	}
+	return u
+}
+
+func paramList(ps []experiment.Param) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.Name + "=" + p.Value
+	}
+	return strings.Join(s, ", ")
+}
+
+func runRef(r *Run) RunRef {
+	ref := RunRef{Experiment: r.Experiment, Started: r.Started}
+	ref.Server = strings.TrimSpace(string(r.Server.Flavor) + " " + r.Server.Version)
+	ref.Tool = strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
+	if r.Tool.Commit != "" {
+		ref.Tool += " (" + r.Tool.Commit + ")"
+	}
+	return ref
+}
+
+// Regressed returns the names of the cells with a regression, in order.
+func (c *Comparison) Regressed() []string {
+	var out []string
+	for _, cc := range c.Cells {
+		for _, mc := range cc.Metrics {
+			if mc.Regression {
+				out = append(out, cc.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// VerdictLine sums the comparison up in one line: "No regressions ..." or
+// "2 regressions: b1e1/threads=8 tps -12.3% (p=0.008), ...".
+func (c *Comparison) VerdictLine() string {
+	var regs []string
+	for _, cc := range c.Cells {
+		for _, mc := range cc.Metrics {
+			if mc.Regression {
+				regs = append(regs, fmt.Sprintf("%s %s %s (p=%s)", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), formatP(mc.P)))
+			}
+		}
+	}
+	crit := fmt.Sprintf("worse by more than %g%% at p<%g", c.Options.Threshold, c.Options.Alpha)
+	if len(regs) == 0 {
+		return fmt.Sprintf("No regressions (%s).", crit)
+	}
+	noun := "regressions"
+	if len(regs) == 1 {
+		noun = "regression"
+	}
+	return fmt.Sprintf("%d %s (%s): %s.", len(regs), noun, crit, strings.Join(regs, ", "))
+}
+
+// ComparisonTable returns the comparison's header and rows: one row per
+// matched cell and metric.
+func ComparisonTable(c *Comparison) ([]string, [][]string) {
+	header := []string{"cell", "metric", "base", "new", "delta", "p", "n", "verdict"}
+	var rows [][]string
+	for _, cc := range c.Cells {
+		name := cc.Name
+		if cc.Mismatched {
+			name += " (!)"
+		}
+		for _, mc := range cc.Metrics {
+			label := mc.Metric
+			if mc.Unit != mc.Metric {
+				label += " " + mc.Unit
+			}
+			rows = append(rows, []string{
+				name, label,
+				formatMedian(mc.Base, mc.Unit), formatMedian(mc.New, mc.Unit),
+				formatDelta(mc.DeltaPct), formatP(mc.P),
+				fmt.Sprintf("%d/%d", mc.Base.N, mc.New.N),
+				verdictText(mc),
+			})
+		}
+	}
+	return header, rows
+}
+
+func verdictText(mc MetricComparison) string {
+	if mc.Regression {
+		return "REGRESSION"
+	}
+	return mc.Verdict
+}
+
+// formatMedian is the median and, when there is one, the half-width of its
+// confidence interval in percent (the wider side), as benchstat shows it.
+func formatMedian(mi MedianInterval, unit string) string {
+	if mi.N == 0 {
+		return "-"
+	}
+	prec := 1
+	if unit == "ms" {
+		prec = 3
+	}
+	s := fmt.Sprintf("%.*f", prec, mi.Median)
+	if mi.OK && mi.Median != 0 {
+		w := math.Max(mi.Hi-mi.Median, mi.Median-mi.Lo) / math.Abs(mi.Median) * 100
+		s += fmt.Sprintf(" ±%.1f%%", w)
+	}
+	return s
+}
+
+func formatDelta(d float64) string {
+	if math.IsNaN(d) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", d)
+}
+
+func formatP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "-"
+	case p < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// WriteComparison writes the comparison for a terminal or, with markdown,
+// as Markdown that can be pasted into a pull request comment or appended to
+// $GITHUB_STEP_SUMMARY: a heading, the table, the verdict line and notes.
+func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
+	ew := &errWriter{w: w}
+	em := func(s string) string { // emphasis
+		if markdown {
+			return "**" + s + "**"
+		}
+		return s
+	}
+	if markdown {
+		ew.printf("## benchmatrix compare: %s\n\n", c.New.Experiment)
+		ew.printf("| | run | server | tool |\n|---|---|---|---|\n")
+		ew.printf("| base | %s, %s | %s | %s |\n", mdCell(c.Base.Experiment), formatStarted(c.Base.Started), mdCell(c.Base.Server), mdCell(c.Base.Tool))
+		ew.printf("| new | %s, %s | %s | %s |\n\n", mdCell(c.New.Experiment), formatStarted(c.New.Started), mdCell(c.New.Server), mdCell(c.New.Tool))
+	} else {
+		ew.printf("base: %s, %s (%s, %s)\n", c.Base.Experiment, formatStarted(c.Base.Started), c.Base.Server, c.Base.Tool)
+		ew.printf("new:  %s, %s (%s, %s)\n\n", c.New.Experiment, formatStarted(c.New.Started), c.New.Server, c.New.Tool)
+	}
+	if len(c.Mismatches) > 0 {
+		prefix := ""
+		if markdown {
+			prefix = "> "
+		}
+		ew.printf("%s%s the runs are not comparable; compared anyway. Cells marked (!) are affected:\n", prefix, em("Warning:"))
+		if markdown {
+			ew.printf(">\n")
+		}
+		for _, g := range groupMismatches(c.Mismatches) {
+			ew.printf("%s- %s\n", prefix, g)
+		}
+		ew.printf("\n")
+	}
+	if ew.err != nil {
+		return ew.err
+	}
+
+	header, rows := ComparisonTable(c)
+	if len(rows) > 0 {
+		if err := writeCompareTable(w, header, rows, markdown); err != nil {
+			return err
+		}
+		ew.printf("\n")
+	}
+	ew.printf("%s\n", em(c.VerdictLine()))
+	ew.printf("\nmedians over the successful repeats, ± the 95%% confidence interval of the median; " +
+		"p from the two-sided Mann-Whitney U test; n is base/new repeats.\n")
+
+	if len(c.Unmatched) > 0 {
+		ew.printf("\n%s\n\n", heading(markdown, "Unmatched cells"))
+		for _, u := range c.Unmatched {
+			ew.printf("- %s: %s\n", u.Name, u.Reason)
+		}
+	}
+	if len(c.Warnings) > 0 || len(c.EnvDiffs) > 0 {
+		ew.printf("\n%s\n\n", heading(markdown, "Warnings"))
+		for _, s := range c.Warnings {
+			ew.printf("- %s\n", s)
+		}
+		for _, d := range c.EnvDiffs {
+			ew.printf("- environment differs: %s\n", d)
+		}
+	}
+	return ew.err
+}
+
+func heading(markdown bool, s string) string {
+	if markdown {
+		return "### " + s
+	}
+	return s + ":"
+}
+
+func formatStarted(t time.Time) string {
+	if t.IsZero() {
+		return "start unknown"
+	}
+	return "started " + t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// mdCell escapes what would break a Markdown table cell.
+func mdCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+func writeCompareTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
+	opts := []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: compareAlignments(len(header))}),
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(anyRow(header)...)
+	for _, row := range rows {
+		if err := t.Append(anyRow(row)...); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// compareAlignments: names and the verdict on the left, figures right.
+func compareAlignments(n int) []tw.Align {
+	a := alignments(n)
+	a[1] = tw.AlignLeft
+	a[n-1] = tw.AlignLeft
+	return a
+}
+
+// errWriter keeps the first write error so the formatting code stays flat.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}
