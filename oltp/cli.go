@@ -664,6 +664,9 @@ func (x *execution) run() int {
 		}
 	}
 	res, err := x.eng.run(x.ctx, x.inv.Config, o, report)
+	if err == nil && x.ctx.Err() != nil {
+		err = x.ctx.Err() // stopped by the interrupt, even if the engine says nothing
+	}
 	mu.Lock()
 	closed = true
 	mu.Unlock()

@@ -271,6 +271,26 @@ func TestParseEveryOptionReachable(t *testing.T) {
 	}
 }
 
+// TestCLIEveryOptionDocumented: every option of options.go is listed by
+// `WORKLOAD help` or by --help, so a new option cannot stay hidden.
+func TestCLIEveryOptionDocumented(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	writeUsage(&b)
+	for _, w := range Workloads() {
+		WriteHelp(&b, w, DefaultOptions())
+	}
+	text := b.String()
+	for _, name := range OptionNames() {
+		if name == "workload" {
+			continue
+		}
+		if !strings.Contains(text, "--"+name) && !strings.Contains(text, "--"+strings.ReplaceAll(name, "_", "-")) {
+			t.Errorf("--%s appears in no help text", name)
+		}
+	}
+}
+
 // sampleValue is the option's default, rendered back as text.
 func sampleValue(t *testing.T, d Options, name string) string {
 	if booleanOptions()[name] {
@@ -710,17 +730,22 @@ func TestCLIHelpMatchesSysbench(t *testing.T) {
 		if code := Main(context.Background(), []string{w, "help"}, &stdout, &stderr); code != 0 {
 			t.Fatal(code, stderr.String())
 		}
-		// Ours leaves out --pgsql_variant (MySQL only) and adds --reinsert_id.
-		drop := func(s, opt string) []string {
+		// Ours leaves out --pgsql_variant (MySQL only) and adds benchmatrix's
+		// --recreate and --reinsert_id.
+		drop := func(s string, opts ...string) []string {
 			var out []string
+		lines:
 			for _, l := range strings.Split(s, "\n")[1:] {
-				if !strings.HasPrefix(l, "  --"+opt) {
-					out = append(out, l)
+				for _, o := range opts {
+					if strings.HasPrefix(l, "  --"+o+"=") || strings.HasPrefix(l, "  --"+o+"[") {
+						continue lines
+					}
 				}
+				out = append(out, l)
 			}
 			return out
 		}
-		a, b := drop(theirs, "pgsql_variant"), drop(stdout.String(), "reinsert_id")
+		a, b := drop(theirs, "pgsql_variant"), drop(stdout.String(), "recreate", "reinsert_id")
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s help differs:\n%s", w, lineDiff(strings.Join(a, "\n"), strings.Join(b, "\n")))
 		}

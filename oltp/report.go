@@ -285,7 +285,7 @@ func boolDef(f func(o Options) bool) func(Options) string {
 
 // helpOptions are oltp_common.lua's options with sysbench's descriptions
 // (sorted by name, as sysbench prints them). --pgsql_variant is left out:
-// only MySQL is supported. --reinsert_id is benchmatrix's.
+// only MySQL is supported. --recreate and --reinsert_id are benchmatrix's.
 var helpOptions = []helpOption{
 	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", boolDef(func(o Options) bool { return o.AutoInc })},
 	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", boolDef(func(o Options) bool { return o.CreateSecondary })},
@@ -301,6 +301,7 @@ var helpOptions = []helpOption{
 	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", intDef(func(o Options) int { return o.RandomPoints })},
 	{"range_selects", "", "Enable/disable all range SELECT queries", boolDef(func(o Options) bool { return o.RangeSelects })},
 	{"range_size", "N", "Range size for range SELECT queries", intDef(func(o Options) int { return o.RangeSize })},
+	{"recreate", "", "benchmatrix: let prepare drop and recreate sbtestN tables that already exist", boolDef(func(o Options) bool { return o.Recreate })},
 	{"reinsert_id", "STRING", "benchmatrix: id of the row re-inserted after each DELETE: 'same' (sysbench) or 'auto' (AUTO_INCREMENT assigns a new one)", func(o Options) string { return o.ReinsertID }},
 	{"secondary", "", "Use a secondary index in place of the PRIMARY KEY", boolDef(func(o Options) bool { return o.Secondary })},
 	{"simple_ranges", "N", "Number of simple range SELECT queries per transaction", intDef(func(o Options) int { return o.SimpleRanges })},

@@ -214,9 +214,10 @@ func TestReportJSONGolden(t *testing.T) {
 	doc := &JSONReport{
 		Benchmatrix: "test", Sysbench: SysbenchVersion, Workload: o.Workload, Command: "run",
 		Connection: JSONConnection{Net: "tcp", Address: "127.0.0.1:3306", User: "sbtest", DB: "sbtest"},
-		Options:    OptionsMap(o),
-		Intervals:  []JSONInterval{NewJSONInterval(sampleInterval(), o.Percentile)},
-		Result:     NewJSONResult(r),
+		// A fixed options object: OptionsMap follows options.go, pinned below by keys.
+		Options:   map[string]any{"threads": 2, "time": 10.0, "report_interval": 1.0, "percentile": 95},
+		Intervals: []JSONInterval{NewJSONInterval(sampleInterval(), o.Percentile)},
+		Result:    NewJSONResult(r),
 	}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, doc); err != nil {
@@ -233,9 +234,23 @@ func TestReportJSONGolden(t *testing.T) {
 	if res["events"].(float64) != 10096 || res["latency"].(map[string]any)["p99_ms"].(float64) != 5.57 {
 		t.Fatalf("result = %v", res)
 	}
-	opts := m["options"].(map[string]any)
-	if opts["time"].(float64) != 10 || opts["report_interval"].(float64) != 1 || opts["threads"].(float64) != 2 {
-		t.Fatalf("options = %v", opts)
+}
+
+func TestReportOptionsMap(t *testing.T) {
+	o := DefaultOptions()
+	o.ReportInterval, o.Warmup = 1500*time.Millisecond, 30*time.Second
+	m := OptionsMap(o)
+	// Every option of options.go appears under its command-line name.
+	for _, name := range OptionNames() {
+		if _, ok := m[name]; !ok {
+			t.Errorf("option %s missing from %v", name, m)
+		}
+	}
+	if m["time"] != 10.0 || m["report_interval"] != 1.5 || m["warmup_time"] != 30.0 || m["threads"] != 1 || m["rand_type"] != "special" {
+		t.Fatalf("options = %v", m)
+	}
+	if _, err := json.Marshal(m); err != nil {
+		t.Fatal(err)
 	}
 }
 
