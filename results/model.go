@@ -84,8 +84,11 @@ type Cell struct {
 	Started     time.Time `json:"started"`
 	WallSeconds float64   `json:"wall_seconds"`
 	// What the runner had to do before measuring.
-	Restarted      bool    `json:"restarted"`
-	Prepared       bool    `json:"prepared"`
+	Restarted bool `json:"restarted"`
+	// Data is how the cell's data came to be: loaded (prepare), restored
+	// (from a snapshot of an earlier load) or reused (left by the cell
+	// before).
+	Data           string  `json:"data"`
 	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
 
 	// Effective holds the server variables read back after applying the
@@ -95,6 +98,9 @@ type Cell struct {
 	Result    *oltp.Result      `json:"result,omitempty"`
 	// ServerLog is the tail of the server's error log when the cell failed.
 	ServerLog string `json:"server_log,omitempty"`
+	// ServerLogLines is what the server wrote to its error log during the
+	// cell (at most the last 200 lines).
+	ServerLogLines string `json:"server_log_lines,omitempty"`
 
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 }

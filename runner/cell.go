@@ -43,11 +43,19 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	if !r.alive() {
 		r.recover(ctx)
 	}
-	if err := r.configure(ctx, c, res); err != nil {
+	if lr, ok := r.srv.(server.LogReader); ok {
+		off := lr.LogOffset()
+		defer func() { res.ServerLogLines = lr.LogFrom(off) }()
+	}
+	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return fail(err)
 	}
+	// Data before SET GLOBAL: a snapshot restore restarts the server.
 	if err := r.ensureData(ctx, c.Workload, res); err != nil {
 		return fail(fmt.Errorf("prepare: %w", err))
+	}
+	if err := r.configure(ctx, c, res); err != nil {
+		return fail(err)
 	}
 	o := c.Workload
 	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
@@ -82,18 +90,25 @@ func (r *Runner) recover(ctx context.Context) {
 	}
 }
 
-// configure restarts the server if the cell's startup options differ from
-// the running ones, applies its dynamic variables, and reads back what is
-// in effect.
-func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+// restartIfNeeded restarts the server if the cell's startup options differ
+// from the running ones.
+func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	want := r.startupFor(*c)
-	if !sameSettings(want, r.srv.Startup()) {
-		fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
-		if err := r.srv.Restart(ctx, want); err != nil {
-			return fmt.Errorf("restart: %w", err)
-		}
-		res.Restarted = true
+	if sameSettings(want, r.srv.Startup()) {
+		return nil
 	}
+	fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
+	if err := r.srv.Restart(ctx, want); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	res.Restarted = true
+	return nil
+}
+
+// configure applies the cell's dynamic variables and reads back what is in
+// effect. A variable the server refuses as read-only is moved to the
+// startup options and the server restarted with it.
+func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	db := r.openDB("")
 	defer db.Close()
 	dyn := r.dynamicFor(*c)
@@ -106,6 +121,9 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 		// Not in the catalogue, but the server says it needs a restart.
 		r.readOnly[ro.Name] = true
 		db.Close()
+		if err := r.restartIfNeeded(ctx, c, res); err != nil {
+			return err
+		}
 		return r.configure(ctx, c, res)
 	}
 	if err != nil {
@@ -133,11 +151,30 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	return nil
 }
 
+// SnapshotMinRows is the data size from which a loaded data shape is saved
+// as a datadir snapshot, so that a later cell with the same shape restores
+// it instead of loading again.
+const SnapshotMinRows = 100000
+
 // ensureData loads the cell's data unless the same shape is loaded and
-// untouched.
+// untouched; a saved snapshot of the shape is restored instead of loading.
 func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Cell) error {
 	key := experiment.DataKey(o)
 	if key == r.loaded {
+		res.Data = "reused"
+		return nil
+	}
+	start := time.Now()
+	defer func() { res.PrepareSeconds = time.Since(start).Seconds() }()
+	snap, canSnap := r.srv.(server.Snapshotter)
+	if canSnap && snap.HasSnapshot(key) {
+		fmt.Fprintf(r.log, "    restore the %s data from its snapshot\n", o.Workload)
+		if err := snap.Restore(ctx, key, r.srv.Startup()); err != nil {
+			r.loaded, r.loadedOpts = "", nil
+			return err
+		}
+		res.Data = "restored"
+		r.setLoaded(key, o)
 		return nil
 	}
 	cfg := r.srv.Endpoint()
@@ -151,17 +188,25 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		return fmt.Errorf("cleanup: %w", err)
 	}
 	fmt.Fprintf(r.log, "    prepare %s: %d table(s) x %d rows\n", o.Workload, o.Tables, o.TableSize)
-	start := time.Now()
 	if err := r.cfg.Workload.Prepare(ctx, cfg, o); err != nil {
 		r.loaded, r.loadedOpts = "", nil
 		return err
 	}
-	res.Prepared = true
-	res.PrepareSeconds = time.Since(start).Seconds()
+	res.Data = "loaded"
+	r.setLoaded(key, o)
+	if canSnap && !experiment.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows {
+		fmt.Fprintf(r.log, "    save a snapshot of the loaded data\n")
+		if err := snap.Snapshot(ctx, key); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) setLoaded(key string, o oltp.Options) {
 	r.loaded = key
 	oc := o
 	r.loadedOpts = &oc
-	return nil
 }
 
 func describe(s []server.Setting) string {

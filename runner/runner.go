@@ -251,6 +251,11 @@ func (r *Runner) startupFor(c experiment.Cell) []server.Setting {
 
 func (r *Runner) needsRestart(name string) bool {
 	n := server.VariableName(name)
+	if r.flavor == "" {
+		// Before the first start the flavor is unknown: take the catalogue
+		// of either, so the first start already has its startup options.
+		return r.readOnly[n] || experiment.RestartOnly(n)
+	}
 	return r.readOnly[n] || server.RestartOnly(r.flavor, n)
 }
 
