@@ -1,0 +1,160 @@
+#!/bin/sh
+# build-mariadb-image.sh [--force] [TAG]
+#
+# Builds a local MariaDB Docker image without any registry: debootstrap a
+# minimal Debian bookworm root with mariadb-server from the Debian mirror
+# this machine's apt already uses, add a small entrypoint, and `docker
+# import` the tree. Default TAG: benchmatrix/mariadb:10.11.
+#
+# Idempotent: does nothing if TAG exists, unless --force. The debootstrap
+# tree is cached under $BENCHMATRIX_CACHE (default /var/cache/benchmatrix),
+# so a forced rebuild takes seconds. Runs as root on Debian/Ubuntu.
+#
+# The image's entrypoint (/entrypoint.sh):
+#   - initialises /var/lib/mysql with mariadb-install-db if it is empty;
+#   - creates root@'%' with MARIADB_ROOT_PASSWORD (or MYSQL_ROOT_PASSWORD),
+#     or without a password if MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1;
+#   - execs mariadbd as PID 1 (SIGTERM = clean shutdown) with "$@" appended,
+#     so `docker run IMAGE --innodb-doublewrite=0` passes server options.
+# The image is labelled benchmatrix.mysql-uid / benchmatrix.mysql-gid so a
+# host directory can be chowned for a bind-mounted datadir.
+set -eu
+
+FORCE=0
+TAG=
+for a in "$@"; do
+	case "$a" in
+	--force) FORCE=1 ;;
+	-h | --help)
+		sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "unknown option $a" >&2
+		exit 2
+		;;
+	*) TAG=$a ;;
+	esac
+done
+TAG=${TAG:-benchmatrix/mariadb:10.11}
+CACHE=${BENCHMATRIX_CACHE:-/var/cache/benchmatrix}
+SUITE=bookworm
+ROOT=$CACHE/rootfs-$SUITE-mariadb
+T0=$(date +%s)
+
+say() { echo "build-mariadb-image: $*" >&2; }
+elapsed() { echo "$(($(date +%s) - $1))s"; }
+
+if ! docker info >/dev/null 2>&1; then
+	say "no Docker engine responds (docker info failed)"
+	exit 1
+fi
+if [ "$FORCE" = 0 ] && docker image inspect "$TAG" >/dev/null 2>&1; then
+	say "$TAG exists; nothing to do (--force rebuilds)"
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	say "must run as root (debootstrap needs it)"
+	exit 1
+fi
+
+# The mirror apt already uses: deb822 sources first, then one-line ones.
+mirror() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk '
+			/^[ \t]*$/ { if (deb && debian && uri != "") { print uri; exit } deb = debian = 0; uri = ""; next }
+			/^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "'$SUITE'") debian = 1 }
+			END { if (deb && debian && uri != "") print uri }
+		' "$f" | head -n 1
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk '$1 == "deb" { u = $2; if (u ~ /^\[/) u = $3; s = $3; if ($2 ~ /^\[/) s = $4; if (s == "'$SUITE'") print u }' "$f"
+	done
+}
+MIRROR=${DEBIAN_MIRROR:-$(mirror | grep -v security | head -n 1)}
+if [ -z "$MIRROR" ]; then
+	say "no Debian $SUITE mirror found in /etc/apt/sources.list*; set DEBIAN_MIRROR"
+	exit 1
+fi
+
+if [ ! -f "$ROOT/.benchmatrix-complete" ]; then
+	if ! command -v debootstrap >/dev/null 2>&1; then
+		say "installing debootstrap"
+		apt-get install -y debootstrap >/dev/null || { apt-get update >/dev/null && apt-get install -y debootstrap >/dev/null; }
+	fi
+	T1=$(date +%s)
+	say "debootstrap $SUITE from $MIRROR into $ROOT (a few minutes the first time)"
+	rm -rf "$ROOT"
+	mkdir -p "$CACHE"
+	if ! debootstrap --variant=minbase --include=mariadb-server "$SUITE" "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1; then
+		tail -n 20 "$CACHE/debootstrap.log" >&2
+		say "debootstrap failed; full log in $CACHE/debootstrap.log"
+		exit 1
+	fi
+	touch "$ROOT/.benchmatrix-complete"
+	say "debootstrap done in $(elapsed "$T1")"
+else
+	say "using cached root $ROOT"
+fi
+
+cat >"$ROOT/entrypoint.sh" <<'EOF'
+#!/bin/sh
+# benchmatrix MariaDB entrypoint: initialise the datadir once, then exec
+# mariadbd as PID 1 with the container's command as extra server options.
+set -eu
+DATADIR=/var/lib/mysql
+mkdir -p "$DATADIR" /run/mysqld
+chown mysql:mysql "$DATADIR" /run/mysqld
+if [ -z "$(ls -A "$DATADIR")" ]; then
+	PW=${MARIADB_ROOT_PASSWORD:-${MYSQL_ROOT_PASSWORD:-}}
+	if [ -z "$PW" ] && [ "${MARIADB_ALLOW_EMPTY_ROOT_PASSWORD:-}" != 1 ]; then
+		echo "entrypoint: set MARIADB_ROOT_PASSWORD, or MARIADB_ALLOW_EMPTY_ROOT_PASSWORD=1" >&2
+		exit 1
+	fi
+	echo "entrypoint: initialising $DATADIR" >&2
+	mariadb-install-db --no-defaults --user=mysql --datadir="$DATADIR" \
+		--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve >/dev/null
+	# SQL string literal: double the quotes, escape the backslashes.
+	Q=$(printf '%s' "$PW" | sed -e 's/\\/\\\\/g' -e "s/'/''/g")
+	printf "FLUSH PRIVILEGES;\nCREATE USER 'root'@'%%' IDENTIFIED BY '%s';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'%%' WITH GRANT OPTION;\n" "$Q" |
+		mariadbd --no-defaults --user=mysql --datadir="$DATADIR" --bootstrap --skip-networking >/tmp/bootstrap.log 2>&1 ||
+		{ tail -n 20 /tmp/bootstrap.log >&2; exit 1; }
+	unset PW Q
+fi
+exec mariadbd --no-defaults --user=mysql --datadir="$DATADIR" --bind-address=0.0.0.0 \
+	--port=3306 --skip-name-resolve "$@"
+EOF
+chmod 0755 "$ROOT/entrypoint.sh"
+
+MYSQL_UID=$(awk -F: '$1 == "mysql" { print $3 }' "$ROOT/etc/passwd")
+MYSQL_GID=$(awk -F: '$1 == "mysql" { print $4 }' "$ROOT/etc/passwd")
+VERSION=$(chroot "$ROOT" dpkg-query -W -f '${Version}' mariadb-server 2>/dev/null || echo unknown)
+
+T2=$(date +%s)
+say "importing $TAG (mariadb-server $VERSION, mysql uid $MYSQL_UID)"
+# Leave out what a server never reads: docs, man pages, locales, apt's
+# caches, the datadir the package postinst made, and our cache marker.
+tar -C "$ROOT" --numeric-owner \
+	--exclude=./.benchmatrix-complete \
+	--exclude='./var/lib/mysql/*' \
+	--exclude='./var/cache/apt/*' \
+	--exclude='./var/lib/apt/lists/*' \
+	--exclude='./usr/share/doc/*' \
+	--exclude='./usr/share/man/*' \
+	--exclude='./usr/share/info/*' \
+	--exclude='./usr/share/locale/*' \
+	--exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' \
+	-c . |
+	docker import \
+		--change 'ENTRYPOINT ["/entrypoint.sh"]' \
+		--change 'EXPOSE 3306' \
+		--change "LABEL benchmatrix.mysql-uid=$MYSQL_UID benchmatrix.mysql-gid=$MYSQL_GID benchmatrix.mariadb-version=$VERSION" \
+		--message "benchmatrix: debootstrap $SUITE + mariadb-server $VERSION" \
+		- "$TAG" >/dev/null
+say "import done in $(elapsed "$T2")"
+SIZE=$(docker image inspect -f '{{.Size}}' "$TAG")
+say "built $TAG: $((SIZE / 1024 / 1024)) MiB, total $(elapsed "$T0")"

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/ory/dockertest/v3"
+	dc "github.com/ory/dockertest/v3/docker"
+)
+
+// needDockerImage returns the image to test with, building it with the
+// project's script when it is missing. Without a Docker engine it skips,
+// except under CI, where the engine is part of the contract.
+func needDockerImage(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	if err := DockerAvailable(ctx); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI needs a Docker engine: %v", err)
+		}
+		t.Skipf("skipping the docker provider tests: %v", err)
+	}
+	image := DefaultDockerImage
+	ok, err := DockerImageExists(ctx, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		_, file, _, _ := runtime.Caller(0)
+		script := filepath.Join(filepath.Dir(file), "..", "scripts", "build-mariadb-image.sh")
+		bctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+		defer cancel()
+		t.Logf("building %s with %s (cached after the first time)", image, script)
+		out, err := exec.CommandContext(bctx, script, image).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", script, err, out)
+		}
+		t.Logf("%s", out)
+	}
+	return image
+}
+
+func ourContainers(t *testing.T) []dc.APIContainers {
+	t.Helper()
+	pool, err := dockertest.NewPool("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := pool.Client.ListContainers(dc.ListContainersOptions{All: true,
+		Filters: map[string][]string{"label": {dockerLabelOwnerPID + "=" + strconv.Itoa(os.Getpid())}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func TestDockerStartApplyRestartStop(t *testing.T) {
+	image := needDockerImage(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const password = "Dock3r-S3cret!x"
+	d, err := StartDocker(ctx, DockerConfig{Image: image, Password: password, Startup: []Setting{{"log_bin", "binlog"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+
+	info := d.Info()
+	if info.Provider != "docker" || info.Flavor != MariaDB || !strings.Contains(info.Version, "MariaDB") ||
+		info.Binary != image || !strings.HasPrefix(info.Address, "127.0.0.1:") {
+		t.Fatalf("info = %+v", info)
+	}
+	if b, _ := json.Marshal(info); strings.Contains(string(b), password) {
+		t.Fatalf("password in info %s", b)
+	}
+	db := openDB(t, d)
+	// The startup flag reached the server through the container's command.
+	if v, err := ReadGlobal(ctx, db, "log_bin"); err != nil || v != "1" {
+		t.Fatalf("log_bin = %q, %v", v, err)
+	}
+	eff, err := ApplyGlobals(ctx, db, []Setting{{"sync_binlog", "1"}, {"innodb_flush_log_at_trx_commit", "2"}})
+	if err != nil || eff["sync_binlog"] != "1" || eff["innodb_flush_log_at_trx_commit"] != "2" {
+		t.Fatalf("apply: %v %v", eff, err)
+	}
+	for _, q := range []string{"CREATE DATABASE bm", "CREATE TABLE bm.kept (id INT PRIMARY KEY) ENGINE=InnoDB",
+		"INSERT INTO bm.kept VALUES (1), (2), (3)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	first := d.ContainerID()
+	start := time.Now()
+	if err := d.Restart(ctx, []Setting{{"log_bin", "binlog"}, {"innodb_doublewrite", "false"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("restart with a new container took %s", time.Since(start).Round(time.Millisecond))
+	if d.ContainerID() == first || d.ContainerID() == "" {
+		t.Fatal("restart kept the same container")
+	}
+	// The first container shut down cleanly (SIGTERM, not SIGKILL).
+	if !strings.Contains(d.LogTail(1000), "ready for connections") {
+		t.Errorf("log tail lacks the start message:\n%s", d.LogTail(20))
+	}
+	db2 := openDB(t, d)
+	if v, err := ReadGlobal(ctx, db2, "innodb_doublewrite"); err != nil || v != "0" {
+		t.Fatalf("innodb_doublewrite after restart = %q, %v; want OFF", v, err)
+	}
+	var n int
+	if err := db2.QueryRowContext(ctx, "SELECT COUNT(*) FROM bm.kept").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("table after restart: %d rows, %v", n, err)
+	}
+	if s := d.Startup(); len(s) != 2 || s[1].Name != "innodb_doublewrite" {
+		t.Fatalf("startup = %v", s)
+	}
+	db2.Close()
+
+	dir := d.Dir()
+	if err := d.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if cs := ourContainers(t); len(cs) != 0 {
+		t.Fatalf("containers left after Stop: %+v", cs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("datadir %s still there: %v", dir, err)
+	}
+	// The last container's log survives its removal, and it shut down cleanly.
+	if tail := d.LogTail(5); !strings.Contains(tail, "Shutdown complete") {
+		t.Errorf("log after Stop:\n%s", tail)
+	}
+	if strings.Contains(d.LogTail(10000), password) {
+		t.Error("password in the server log")
+	}
+}
+
+func TestDockerWrongPasswordAndKill(t *testing.T) {
+	image := needDockerImage(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	d, err := StartDocker(ctx, DockerConfig{Image: image}) // random password
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+	if d.Endpoint().Passwd == "" {
+		t.Fatal("no password generated")
+	}
+	// root@'%' really needs the password.
+	c := d.Endpoint()
+	c.Passwd = "wrong"
+	conn, _ := mysql.NewConnector(c)
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	var me *mysql.MySQLError
+	if err := db.PingContext(ctx); !errors.As(err, &me) || me.Number != 1045 {
+		t.Fatalf("wrong password: %v", err)
+	}
+	dir := d.Dir()
+	killOthers() // what KillAll runs after the sandboxes
+	if cs := ourContainers(t); len(cs) != 0 {
+		t.Fatalf("containers left after the emergency kill: %+v", cs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("datadir %s still there: %v", dir, err)
+	}
+}
+
+func TestDockerRemoveStaleContainers(t *testing.T) {
+	image := needDockerImage(t)
+	ctx := context.Background()
+	// A process id that is certainly dead: a child we already waited for.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	pool, err := dockertest.NewPool("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostname, _ := os.Hostname()
+	repo, tag := splitImage(image)
+	// No password in the environment: the entrypoint exits at once, which
+	// leaves a stopped container, as a killed run would.
+	res, err := pool.RunWithOptions(&dockertest.RunOptions{Repository: repo, Tag: tag,
+		Labels: map[string]string{dockerLabelOwnerPID: strconv.Itoa(dead), dockerLabelOwnerHost: hostname}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pool.Purge(res) })
+	staleDir, err := os.MkdirTemp("", DockerDirPrefix+strconv.Itoa(dead)+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := RemoveStaleContainers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0] != strings.TrimPrefix(res.Container.Name, "/") {
+		t.Fatalf("removed %v, want %s", removed, res.Container.Name)
+	}
+	if _, err := os.Stat(staleDir); !os.IsNotExist(err) {
+		t.Fatalf("stale dir %s kept: %v", staleDir, err)
+	}
+}
+
+func TestSplitImage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, repo, tag string }{
+		{"benchmatrix/mariadb:10.11", "benchmatrix/mariadb", "10.11"},
+		{"mariadb", "mariadb", "latest"},
+		{"localhost:5000/mariadb", "localhost:5000/mariadb", "latest"},
+		{"localhost:5000/mariadb:11", "localhost:5000/mariadb", "11"},
+	} {
+		if r, tg := splitImage(c.in); r != c.repo || tg != c.tag {
+			t.Errorf("splitImage(%q) = %q, %q", c.in, r, tg)
+		}
+	}
+}
