@@ -141,6 +141,7 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	}
 	defer func() {
 		run.Finished = time.Now()
+		run.Fingerprint = results.ComputeFingerprint(run)
 		switch {
 		case ctx.Err() != nil:
 			run.Status = results.StatusInterrupted

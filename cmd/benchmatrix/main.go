@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"benchmatrix/experiment"
+	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/runner"
 	"benchmatrix/server"
@@ -38,6 +39,7 @@ Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N]
   benchmatrix plan MANIFEST
   benchmatrix report DIR
+  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix version
 `
@@ -86,6 +88,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdReport(args[1:], stdout, stderr)
 	case "oltp":
 		return cmdOLTP(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", runner.Version)
 		return exitOK
@@ -327,8 +331,49 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "benchmatrix oltp: not wired yet")
-	return exitFailure
+	return oltp.Main(ctx, args, stdout, stderr)
 }
 
-var _ = exitRegression
+func cmdCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opt := results.DefaultCompareOptions()
+	fs.Float64Var(&opt.Threshold, "threshold", opt.Threshold, "a regression is significant and worse than this many percent")
+	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare runs whose workload definitions or server versions differ, and mark the table")
+	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 2 {
+		fmt.Fprintln(stderr, "benchmatrix compare: want BASE_DIR NEW_DIR")
+		return exitUsage
+	}
+	var runs [2]*results.Run
+	for i, dir := range pos {
+		r, err := results.ReadRun(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
+			return exitUsage
+		}
+		runs[i] = r
+	}
+	cmp, err := results.Compare(runs[0], runs[1], opt)
+	var mm *results.MismatchError
+	if errors.As(err, &mm) {
+		fmt.Fprintf(stderr, "benchmatrix compare: %v\n(--allow-mismatch compares anyway)\n", err)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
+		return exitUsage
+	}
+	if err := results.WriteComparison(stdout, cmp, *markdown); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
+	}
+	if len(cmp.Regressed()) > 0 {
+		return exitRegression
+	}
+	return exitOK
+}
