@@ -310,7 +310,6 @@ func (e *MismatchError) Error() string {
 		}
 		b.WriteString(g)
 	}
-	b.WriteString(" (allow the mismatch to compare anyway)")
 	return b.String()
 }
 
