@@ -823,6 +823,34 @@ func TestCLIIntegration(t *testing.T) {
 		t.Errorf("point selects are all reads: read %s total %s", p["read"][0], p["total"][0])
 	}
 
+	// The real sysbench against the same tables, if installed: same layout,
+	// histogram included.
+	if _, err := exec.LookPath("sysbench"); err == nil {
+		args := append(append([]string(nil), common...), "--time=2", "--report-interval=1", "--histogram=on", "--percentile=99", "run")
+		theirs, err := exec.CommandContext(ctx, "sysbench", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("sysbench %q: %v\n%s", args, err, theirs)
+		}
+		code, ours := main(args[len(common):]...)
+		if code != ExitOK {
+			t.Fatalf("run --histogram: exit %d", code)
+		}
+		a, b := layout(string(theirs)), layout(ours)
+		for i := 0; i < max(len(a), len(b)); i++ {
+			var x, y string
+			if i < len(a) {
+				x = a[i]
+			}
+			if i < len(b) {
+				y = b[i]
+			}
+			if !sameLayout(x, y) {
+				t.Errorf("line %d:\n  sysbench %q\n  ours     %q", i+2, x, y)
+			}
+		}
+		t.Logf("sysbench:\n%s", theirs)
+	}
+
 	var stdout, stderr bytes.Buffer
 	if code := Main(ctx, append(append([]string(nil), common...), "--time=1", "--format=json", "run"), &stdout, &stderr); code != ExitOK {
 		t.Fatalf("json run: exit %d: %s", code, stderr.String())

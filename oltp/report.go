@@ -121,25 +121,64 @@ func timeLabel(iv Interval) string {
 // title, a header, one "%12.3f |<stars> count" row per non-empty bucket
 // with the stars scaled to 40 for the fullest bucket, and a line holding
 // one space. hist holds (bucket upper bound in ms, count) pairs, as
-// Result.Histogram does.
+// Result.Histogram does; they are first regrouped into sysbench's buckets
+// (SysbenchBuckets), so the rows have sysbench's granularity and values.
 func WriteHistogram(w io.Writer, hist [][2]float64) {
 	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
+	rows := SysbenchBuckets(hist)
 	var max float64
-	for _, b := range hist {
+	for _, b := range rows {
 		max = math.Max(max, b[1])
 	}
 	if max > 0 {
 		fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
 		const stars = "****************************************"
-		for _, b := range hist {
-			if b[1] <= 0 {
-				continue
-			}
+		for _, b := range rows {
 			width := int(math.Floor(b[1]*40/max + 0.5))
-			fmt.Fprintf(w, "%12.3f |%-40s %d\n", finite(b[0]), stars[:width], int64(b[1]))
+			fmt.Fprintf(w, "%12.3f |%-40s %d\n", b[0], stars[:width], int64(b[1]))
 		}
 	}
 	fmt.Fprintf(w, " \n")
+}
+
+// sysbench's histogram geometry (sb_histogram.c, reference §3.4): 1024
+// log-spaced buckets from 0.001 ms to 100,000 ms.
+const (
+	sbHistSize = 1024
+	sbHistMin  = 0.001
+	sbHistMax  = 100000.0
+)
+
+// SysbenchBuckets regroups (value ms, count) pairs into sysbench's 1024
+// log-spaced buckets: index round((ln v − ln 0.001)·1023/ln 10^8), clamped
+// to the ends as sysbench clamps, each reported by its representative value
+// exp(i·ln 10^8/1023 + ln 0.001). Only non-empty buckets are returned, in
+// increasing order.
+func SysbenchBuckets(hist [][2]float64) [][2]float64 {
+	deduct := math.Log(sbHistMin)
+	mult := float64(sbHistSize-1) / (math.Log(sbHistMax) - deduct)
+	var counts [sbHistSize]float64
+	for _, b := range hist {
+		v, n := b[0], finite(b[1])
+		if n <= 0 || math.IsNaN(v) {
+			continue
+		}
+		i := 0
+		switch {
+		case math.IsInf(v, 1):
+			i = sbHistSize - 1
+		case v > 0:
+			i = int(math.Round((math.Log(v) - deduct) * mult))
+		}
+		counts[min(max(i, 0), sbHistSize-1)] += n
+	}
+	var out [][2]float64
+	for i, n := range counts {
+		if n > 0 {
+			out = append(out, [2]float64{math.Exp(float64(i)/mult + deduct), n})
+		}
+	}
+	return out
 }
 
 // WriteSummary writes sysbench 1.0.20's final report (§3.3) for res, byte

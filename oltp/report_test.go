@@ -184,6 +184,29 @@ func TestReportHistogramGolden(t *testing.T) {
 	golden(t, "histogram.golden", b.String())
 }
 
+func TestReportSysbenchBuckets(t *testing.T) {
+	// Values from sysbench's own --histogram output (a real MariaDB run and
+	// the dry run) fall into buckets that print as themselves.
+	for _, v := range []float64{0.002, 0.014, 0.015, 0.016, 0.116, 0.191, 1.5} {
+		got := SysbenchBuckets([][2]float64{{v, 1}})
+		if len(got) != 1 || math.Abs(got[0][0]-v)/v > 0.0091 {
+			t.Errorf("%g → %v, want within 0.91%% (half a bucket)", v, got)
+		}
+	}
+	// Microsecond HDR buckets merge: adjacent sysbench buckets differ by
+	// 1.8%, so 1.000 ms and 1.001 ms share one.
+	got := SysbenchBuckets([][2]float64{{1.000, 2}, {1.001, 3}, {0, 1}, {1e9, 4}, {math.NaN(), 5}, {2, 0}})
+	want := [][2]float64{{0.001, 1}, {1, 5}, {100000, 4}}
+	if len(got) != 3 {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i][0]-want[i][0])/want[i][0] > 0.0091 || got[i][1] != want[i][1] {
+			t.Errorf("bucket %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
 func TestReportRunHeaderGolden(t *testing.T) {
 	var b bytes.Buffer
 	o := DefaultOptions()
