@@ -140,17 +140,57 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			m.Description, _ = d.str(key, v)
 		case "baseline":
 			m.Baseline, _ = d.str(key, v)
-		case "duration", "warmup":
+		case "warmup":
+			if v == "auto" {
+				m.Policy.WarmupAuto = true
+				continue
+			}
+			dur, err := ParseDuration(v)
+			if err != nil {
+				d.problem(key, "%v (or \"auto\": until tps is steady)", err)
+				continue
+			}
+			m.Warmup = dur
+		case "warmup_cap", "drain_cap":
+			dur, err := ParseDuration(v)
+			if err != nil {
+				d.problem(key, "%v", err)
+			} else if k == "warmup_cap" {
+				m.Policy.WarmupCap = dur
+			} else {
+				m.Policy.DrainCap = dur
+			}
+		case "drain_pages":
+			if n, ok := v.(int64); ok && n >= 0 {
+				m.Policy.DrainPages = n
+			} else {
+				d.problem(key, "want a number of pages (0 or more)")
+			}
+		case "prewarm", "cold", "drain":
+			b, ok := v.(bool)
+			if !ok {
+				d.problem(key, "want true or false, got a %s", typeName(v))
+				continue
+			}
+			switch k {
+			case "prewarm":
+				m.Policy.Prewarm = b
+			case "cold":
+				m.Policy.Cold = b
+			case "drain":
+				m.Policy.Drain = b
+			}
+		case "duration":
 			dur, err := ParseDuration(v)
 			if err != nil {
 				d.problem(key, "%v", err)
 				continue
 			}
-			if k == "duration" {
-				m.Duration = dur
-			} else {
-				m.Warmup = dur
+			if dur == 0 {
+				d.problem(key, "must be more than 0")
+				continue
 			}
+			m.Duration = dur
 		case "repeats":
 			n, ok := v.(int64)
 			if !ok {
@@ -184,7 +224,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				m.CellName = s
 			}
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, repeats, exclude, zip, order, seed, cell_name)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, prewarm, cold, drain, drain_cap, drain_pages)")
 		}
 	}
 }

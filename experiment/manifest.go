@@ -22,6 +22,10 @@ type Manifest struct {
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
 	Repeats     int           `json:"repeats"`
+	// Policy holds the runner's defaults for every cell: prewarm, cold
+	// start, automatic warm-up, drain between cells. prewarm and cold may
+	// also vary as scenario or axis keys.
+	Policy Policy `json:"policy"`
 	// Exclude removes every cell matching all keys of one entry.
 	Exclude []map[string]string `json:"exclude,omitempty"`
 	// Zips are groups of axes that vary together (same position in each).
@@ -67,6 +71,29 @@ type Axis struct {
 	Name   string   `json:"name"`
 	Values []string `json:"values"`
 }
+
+// Policy is how the runner treats a cell around its measurement.
+type Policy struct {
+	// Prewarm runs the engine's prewarm (chunked scans of the tables and
+	// the secondary index) before the warm-up.
+	Prewarm bool `json:"prewarm"`
+	// Cold restarts the server before the cell (an empty buffer pool)
+	// instead of running on whatever the cell before left warm.
+	Cold bool `json:"cold"`
+	// WarmupAuto runs the warm-up until per-second tps is steady, at most
+	// WarmupCap; otherwise the warm-up is the fixed Workload.Warmup.
+	WarmupAuto bool          `json:"warmup_auto"`
+	WarmupCap  time.Duration `json:"warmup_cap,omitempty"`
+	// Drain waits before each cell until dirty pages fall below
+	// DrainPages or 1% of the buffer pool, at most DrainCap.
+	Drain      bool          `json:"drain"`
+	DrainCap   time.Duration `json:"drain_cap,omitempty"`
+	DrainPages int64         `json:"drain_pages,omitempty"`
+}
+
+// RunnerKeys are the parameters that belong to the runner rather than to
+// the workload or the server; they can vary as scenario or axis keys.
+var RunnerKeys = map[string]bool{"prewarm": true, "cold": true}
 
 // Problem is one thing wrong with a manifest.
 type Problem struct {

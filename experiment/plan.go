@@ -16,6 +16,10 @@ import (
 const (
 	DefaultDuration = 30 * time.Second
 	DefaultWarmup   = 5 * time.Second
+	// DefaultWarmupCap bounds warmup = "auto".
+	DefaultWarmupCap = 2 * time.Minute
+	// DefaultDrainCap bounds the wait for dirty pages between cells.
+	DefaultDrainCap = time.Minute
 )
 
 // Cell is one run of the workload under one combination of parameters.
@@ -32,8 +36,21 @@ type Cell struct {
 	// Server holds the server variables this cell sets (scenario and axes);
 	// [server.config] is in the manifest and applies to every cell.
 	Server []Param `json:"server"`
+	// Policy is how the runner treats the cell: prewarm, cold start,
+	// automatic warm-up, drain.
+	Policy Policy `json:"policy"`
 	// Change is what the runner does before this cell, given the previous.
 	Change Change `json:"change"`
+}
+
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "on", "1", "yes":
+		return true, nil
+	case "false", "off", "0", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q: want true or false", v)
 }
 
 // Key identifies the cell's parameter combination, without the repeat.
@@ -53,6 +70,9 @@ type Plan struct {
 // IsWorkloadKey reports whether a parameter name belongs to the workload
 // engine; every other name is a server variable.
 func IsWorkloadKey(name string) bool {
+	if RunnerKeys[name] {
+		return false
+	}
 	if name == "workload" {
 		return true
 	}
@@ -72,8 +92,26 @@ func (d *decoder) validate(m *Manifest) {
 	if !d.isSet("experiment.warmup") {
 		m.Warmup = DefaultWarmup
 	}
+	if m.Policy.WarmupAuto {
+		if m.Policy.WarmupCap == 0 {
+			m.Policy.WarmupCap = DefaultWarmupCap
+		}
+		m.Warmup = 0
+	}
+	if !d.isSet("experiment.drain") {
+		m.Policy.Drain = true
+	}
+	if m.Policy.DrainCap == 0 {
+		m.Policy.DrainCap = DefaultDrainCap
+	}
 	probe := oltp.DefaultOptions()
 	check := func(key string, p Param) {
+		if RunnerKeys[p.Name] {
+			if _, err := parseBool(p.Value); err != nil {
+				d.problem(key, "%v", err)
+			}
+			return
+		}
 		if !IsWorkloadKey(p.Name) {
 			if !varNameRE.MatchString(normalVar(p.Name)) {
 				d.problem(key, "%q is neither a workload option nor a server variable name", p.Name)
@@ -253,8 +291,14 @@ func expand(m *Manifest) (*Plan, error) {
 				return nil, fmt.Errorf("cell %s: %w", c.Name, err)
 			}
 			c.Workload = o
+			c.Policy = m.Policy
 			for _, prm := range c.Params {
-				if !IsWorkloadKey(prm.Name) {
+				switch {
+				case prm.Name == "prewarm":
+					c.Policy.Prewarm, _ = parseBool(prm.Value)
+				case prm.Name == "cold":
+					c.Policy.Cold, _ = parseBool(prm.Value)
+				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
 			}
@@ -426,6 +470,7 @@ type Change struct {
 	Restart []Param `json:"restart,omitempty"` // restart-only values that differ
 	Dynamic []Param `json:"dynamic,omitempty"` // SET GLOBAL
 	Reload  bool    `json:"reload"`            // data loaded (again)
+	Cold    bool    `json:"cold,omitempty"`    // restart for an empty buffer pool
 	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
 }
 
@@ -435,7 +480,7 @@ func (ch Change) Cost() string {
 	switch {
 	case ch.Start:
 		parts = append(parts, "start")
-	case len(ch.Restart) > 0:
+	case len(ch.Restart) > 0 || ch.Cold:
 		parts = append(parts, "restart")
 	}
 	if ch.Reload {
@@ -458,6 +503,9 @@ func (p *Plan) computeChanges() {
 		if prev == nil {
 			ch.Start, ch.Reload, ch.Reason = true, true, "first load"
 		} else {
+			if c.Policy.Cold {
+				ch.Cold = true
+			}
 			if restartKey(*c) != restartKey(*prev) {
 				for _, s := range c.Server {
 					if RestartOnly(s.Name) {
@@ -488,7 +536,10 @@ func (p *Plan) Estimate() time.Duration {
 	var total time.Duration
 	for _, c := range p.Cells {
 		total += c.Workload.Warmup + c.Workload.Time + time.Second
-		if c.Change.Start || len(c.Change.Restart) > 0 {
+		if c.Policy.WarmupAuto {
+			total += c.Policy.WarmupCap / 4 // a guess: steady well before the cap
+		}
+		if c.Change.Start || len(c.Change.Restart) > 0 || c.Change.Cold {
 			total += 2 * time.Second
 		}
 		if c.Change.Reload {

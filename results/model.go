@@ -90,6 +90,15 @@ type Cell struct {
 	// before).
 	Data           string  `json:"data"`
 	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
+	PrewarmSeconds float64 `json:"prewarm_seconds,omitempty"`
+	// DrainSeconds is the wait for dirty pages before the cell, and
+	// DirtyPagesAtStart what was left when it started.
+	DrainSeconds      float64 `json:"drain_seconds"`
+	DirtyPagesAtStart int64   `json:"dirty_pages_at_start"`
+	// WarmupSeconds is how long the warm-up ran; WarmupSteady, for
+	// warmup = "auto", whether tps became steady before the cap.
+	WarmupSeconds float64 `json:"warmup_seconds"`
+	WarmupSteady  bool    `json:"warmup_steady,omitempty"`
 
 	// Effective holds the server variables read back after applying the
 	// cell's settings (and the startup options of [server.config]).

@@ -2,9 +2,13 @@ package runner
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
@@ -50,6 +54,13 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return fail(err)
 	}
+	if c.Policy.Cold && !res.Restarted && c.Index > 0 {
+		fmt.Fprintf(r.log, "    restart for a cold start\n")
+		if err := r.srv.Restart(ctx, r.srv.Startup()); err != nil {
+			return fail(fmt.Errorf("cold restart: %w", err))
+		}
+		res.Restarted = true
+	}
 	// Data before SET GLOBAL: a snapshot restore restarts the server.
 	if err := r.ensureData(ctx, c.Workload, res); err != nil {
 		return fail(fmt.Errorf("prepare: %w", err))
@@ -58,11 +69,53 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		return fail(err)
 	}
 	o := c.Workload
-	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
-	var intervals []oltp.Interval
 	cfg := r.srv.Endpoint()
 	cfg.DBName = Schema
-	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) { intervals = append(intervals, iv) })
+	if c.Policy.Prewarm {
+		fmt.Fprintf(r.log, "    prewarm\n")
+		start := time.Now()
+		if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
+			return fail(fmt.Errorf("prewarm: %w", err))
+		}
+		res.PrewarmSeconds = time.Since(start).Seconds()
+	}
+	if c.Policy.Drain {
+		if err := r.drain(ctx, c, res); err != nil {
+			return fail(fmt.Errorf("drain: %w", err))
+		}
+	}
+	var intervals []oltp.Interval
+	var offset time.Duration
+	if c.Policy.WarmupAuto {
+		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap)
+		if ctx.Err() != nil {
+			res.Status, res.Error = results.CellFailed, "interrupted"
+			return res
+		}
+		if err != nil {
+			return fail(fmt.Errorf("warm-up: %w", err))
+		}
+		intervals = ivs
+		if n := len(ivs); n > 0 {
+			offset = ivs[n-1].End
+		}
+		res.WarmupSeconds = offset.Seconds()
+		res.WarmupSteady = steady
+		o.Warmup = 0
+		if steady {
+			fmt.Fprintf(r.log, "    steady after %.0fs of warm-up\n", offset.Seconds())
+		} else {
+			fmt.Fprintf(r.log, "    not steady after the %s warm-up cap; measuring anyway\n", c.Policy.WarmupCap)
+		}
+	} else {
+		res.WarmupSeconds = o.Warmup.Seconds()
+	}
+	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
+	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) {
+		iv.Start += offset
+		iv.End += offset
+		intervals = append(intervals, iv)
+	})
 	res.Intervals = intervals
 	if experiment.ChangesData(o) {
 		r.loaded = ""
@@ -207,6 +260,113 @@ func (r *Runner) setLoaded(key string, o oltp.Options) {
 	r.loaded = key
 	oc := o
 	r.loadedOpts = &oc
+}
+
+// autoWarmup runs the workload until per-second tps is steady or the cap
+// is reached; its intervals are returned as warm-up intervals.
+func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Options, limit time.Duration) ([]oltp.Interval, bool, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	o.Warmup, o.Time, o.Events = 0, limit, 0
+	o.ReportInterval = time.Second
+	var ivs []oltp.Interval
+	var tps []float64
+	steady := false
+	fmt.Fprintf(r.log, "    warm-up until steady (at most %s)\n", limit)
+	_, err := r.cfg.Workload.Run(wctx, cfg, o, func(iv oltp.Interval) {
+		iv.Phase = oltp.PhaseWarmup
+		ivs = append(ivs, iv)
+		if s := iv.Seconds(); s > 0 {
+			tps = append(tps, float64(iv.Events)/s)
+		}
+		if !steady && Steady(tps, SteadyWindow, SteadyTolerance) {
+			steady = true
+			cancel()
+		}
+	})
+	if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() == nil) {
+		return ivs, steady, err
+	}
+	return ivs, steady, nil
+}
+
+// drain waits until the buffer pool's dirty pages fall below the policy's
+// threshold, so every cell starts with the same flushing debt. Servers that
+// do not flush while idle (MariaDB 10.5+ with its default low-water mark)
+// are nudged: innodb_max_dirty_pages_pct is set to 0 for the wait and put
+// back after it, unless the cell itself sets that variable. The wait ends
+// at the cap, or when the count stops falling, and is recorded either way.
+func (r *Runner) drain(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+	p := c.Policy
+	db := r.openDB("")
+	defer db.Close()
+	start := time.Now()
+	defer func() { res.DrainSeconds = time.Since(start).Seconds() }()
+	const nudge = "innodb_max_dirty_pages_pct"
+	nudged := false
+	for _, s := range c.Server {
+		nudged = nudged || server.VariableName(s.Name) == nudge
+	}
+	best, bestAt := int64(-1), time.Now()
+	for {
+		dirty, total, err := dirtyPages(ctx, db)
+		if err != nil {
+			return err
+		}
+		limit := p.DrainPages
+		if limit == 0 {
+			limit = max(64, total/100)
+		}
+		res.DirtyPagesAtStart = dirty
+		if dirty <= limit {
+			return nil
+		}
+		if !nudged {
+			nudged = true
+			if orig, err := server.ReadGlobal(ctx, db, nudge); err == nil {
+				if _, err := db.ExecContext(ctx, "SET GLOBAL "+nudge+" = 0"); err == nil {
+					defer func() {
+						rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+						defer cancel()
+						_, _ = db.ExecContext(rctx, "SET GLOBAL "+nudge+" = "+server.SQLValue(orig))
+					}()
+				}
+			}
+		}
+		if best < 0 || dirty < best {
+			best, bestAt = dirty, time.Now()
+		}
+		if time.Since(start) > p.DrainCap || time.Since(bestAt) > 3*time.Second {
+			fmt.Fprintf(r.log, "    %d dirty pages after %.0fs of waiting; starting anyway\n", dirty, time.Since(start).Seconds())
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func dirtyPages(ctx context.Context, db *sql.DB) (dirty, total int64, err error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_buffer_pool_pages_total')")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			return 0, 0, err
+		}
+		if strings.EqualFold(k, "Innodb_buffer_pool_pages_dirty") {
+			dirty = v
+		} else {
+			total = v
+		}
+	}
+	return dirty, total, rows.Err()
 }
 
 func describe(s []server.Setting) string {

@@ -34,6 +34,11 @@ func (e OLTP) Cleanup(ctx context.Context, cfg *mysql.Config, o oltp.Options) er
 	return oltp.Cleanup(ctx, cfg, o, e.log())
 }
 
+// Prewarm implements Workload.
+func (e OLTP) Prewarm(ctx context.Context, cfg *mysql.Config, o oltp.Options) error {
+	return oltp.Prewarm(ctx, cfg, o, e.log())
+}
+
 // Run implements Workload.
 func (e OLTP) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
 	return oltp.Run(ctx, cfg, o, report)

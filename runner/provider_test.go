@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +155,63 @@ func measuring(sb *server.Sandbox) bool {
 	var n int
 	err = db.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='sbtest' AND TABLE_NAME='sbtest1'").Scan(&n)
 	return err == nil && n == 1
+}
+
+// warmup = "auto" runs until steady (or the cap), prewarm runs before it,
+// a cold cell restarts the server first, and the drain is recorded.
+func TestWarmupPolicies(t *testing.T) {
+	needServer(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "2s"
+warmup = "auto"
+warmup_cap = "20s"
+prewarm = true
+order = "written"
+[workload]
+name = "oltp_point_select"
+table_size = 10000
+[axes]
+cold = [false, true]
+`)
+	dir := t.TempDir()
+	run, err := Run(context.Background(), plan, Config{OutDir: dir, Start: sandboxStart, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, cold := run.Cells[0], run.Cells[1]
+	if warm.Restarted || !cold.Restarted {
+		t.Fatalf("restarts: warm %v, cold %v", warm.Restarted, cold.Restarted)
+	}
+	for _, c := range run.Cells {
+		if c.WarmupSeconds <= 0 || c.WarmupSeconds > 21 {
+			t.Errorf("%s: warm-up %.1fs", c.Name, c.WarmupSeconds)
+		}
+		if c.PrewarmSeconds <= 0 {
+			t.Errorf("%s: no prewarm recorded", c.Name)
+		}
+		var warmups, runs int
+		for _, iv := range c.Intervals {
+			if iv.Phase == "warmup" {
+				warmups++
+			} else {
+				runs++
+			}
+		}
+		if warmups < SteadyWindow || runs == 0 {
+			t.Errorf("%s: %d warm-up and %d measured intervals", c.Name, warmups, runs)
+		}
+	}
+	ivs := readCSV(t, dir+"/"+results.IntervalsFile)
+	last := -1.0
+	for _, row := range ivs[1:] {
+		if row[0] != warm.Name {
+			continue
+		}
+		v, _ := strconv.ParseFloat(row[2], 64)
+		if v <= last {
+			t.Fatalf("interval times go backwards at %v after %v", v, last)
+		}
+		last = v
+	}
 }

@@ -36,6 +36,7 @@ const Schema = "sbtest"
 type Workload interface {
 	Prepare(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
 	Cleanup(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
+	Prewarm(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
 	Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error)
 }
 
