@@ -104,7 +104,10 @@ type Cell struct {
 	// cell's settings (and the startup options of [server.config]).
 	Effective map[string]string `json:"effective"`
 	Workload  oltp.Options      `json:"workload"`
-	Result    *oltp.Result      `json:"result,omitempty"`
+	// RandSeed is the random seed the engine ran with (chosen by the runner
+	// when the manifest leaves rand_seed at 0).
+	RandSeed int64        `json:"rand_seed"`
+	Result   *oltp.Result `json:"result,omitempty"`
 	// ServerLog is the tail of the server's error log when the cell failed.
 	ServerLog string `json:"server_log,omitempty"`
 	// ServerLogLines is what the server wrote to its error log during the

@@ -136,6 +136,19 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
 		"with repeats, each figure is the median over the successful repeats.\n")
+	if err := writePivot(w, r); err != nil {
+		return err
+	}
+	repeated := false
+	for _, s := range r.Summaries() {
+		repeated = repeated || s.Runs+s.Failed > 1
+	}
+	if repeated {
+		fmt.Fprintf(w, "\n## Repeats: how sure\n\n")
+		if err := WriteCellStats(w, r); err != nil {
+			return err
+		}
+	}
 	var failed []Cell
 	for _, c := range r.Cells {
 		if c.Status != CellOK {
@@ -158,6 +171,53 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 		}
 	}
 	return nil
+}
+
+// writePivot prints tps with scenarios as columns and the other varying
+// parameters as rows, when the run has both.
+func writePivot(w io.Writer, r *Run) error {
+	sums := r.Summaries()
+	var scenarios, rowKeys []string
+	seenS, seenR := map[string]bool{}, map[string]bool{}
+	cell := map[string]Summary{}
+	for _, s := range sums {
+		rk := trimScenario(s.Name, s.Scenario)
+		if s.Scenario == "" || rk == "" || rk == s.Name {
+			return nil // no scenarios, or no other axis: the main table says it all
+		}
+		if !seenS[s.Scenario] {
+			seenS[s.Scenario] = true
+			scenarios = append(scenarios, s.Scenario)
+		}
+		if !seenR[rk] {
+			seenR[rk] = true
+			rowKeys = append(rowKeys, rk)
+		}
+		cell[s.Scenario+"\x00"+rk] = s
+	}
+	fmt.Fprintf(w, "\n### tps by scenario\n\n")
+	header := append([]string{""}, scenarios...)
+	var rows [][]string
+	for _, rk := range rowKeys {
+		row := []string{rk}
+		var base float64
+		if b, ok := cell[r.Baseline+"\x00"+rk]; ok {
+			base = b.TPS
+		}
+		for _, sc := range scenarios {
+			s, ok := cell[sc+"\x00"+rk]
+			switch {
+			case !ok || s.Runs == 0:
+				row = append(row, "-")
+			case base > 0 && sc != r.Baseline:
+				row = append(row, fmt.Sprintf("%.1f (%.2fx)", s.TPS, s.TPS/base))
+			default:
+				row = append(row, fmt.Sprintf("%.1f", s.TPS))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return writeMarkdownTable(w, header, rows)
 }
 
 func indent(s, pre string) string {

@@ -17,6 +17,8 @@ const (
 	CellsFile     = "cells.csv"
 	IntervalsFile = "intervals.csv"
 	SummaryFile   = "summary.md"
+	// BenchFile holds the results in the Go benchmark format, for benchstat.
+	BenchFile = "results.txt"
 )
 
 // Writer writes a run's results directory. Each finished cell is appended
@@ -115,7 +117,14 @@ func (w *Writer) WriteSummary(r *Run) error {
 	if err := WriteMarkdown(&b, r); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(w.Dir, SummaryFile), b.Bytes())
+	if err := writeFileAtomic(filepath.Join(w.Dir, SummaryFile), b.Bytes()); err != nil {
+		return err
+	}
+	b.Reset()
+	if err := WriteBenchFormat(&b, r); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(w.Dir, BenchFile), b.Bytes())
 }
 
 // ReadRun loads run.json from a results directory.

@@ -69,6 +69,15 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		return fail(err)
 	}
 	o := c.Workload
+	if o.RandSeed == 0 {
+		// sysbench's 0 means "from the clock"; pick the seed here and record
+		// it, so that run --rerun can repeat the id sequences.
+		o.RandSeed = r.cfg.Seeds[results.RunKey(c.Name, c.Repeat)]
+		if o.RandSeed == 0 {
+			o.RandSeed = time.Now().UnixNano()&(1<<53-1) | 1
+		}
+	}
+	res.RandSeed = o.RandSeed
 	cfg := r.srv.Endpoint()
 	cfg.DBName = Schema
 	if c.Policy.Prewarm {

@@ -52,6 +52,9 @@ type Config struct {
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
 	Resume *results.Run
+	// Seeds are the random seeds of a stored run's cell runs (by
+	// results.RunKey), for run --rerun; cells without one get a new seed.
+	Seeds map[string]int64
 }
 
 // Runner executes one plan.

@@ -36,7 +36,8 @@ const (
 const usage = `benchmatrix: what does this server setting, workload change or version cost?
 
 Usage:
-  benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N]
+  benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q]
+  benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix plan MANIFEST
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
@@ -142,15 +143,30 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repeats := fs.Int("repeats", 0, "repeats per cell, overriding the manifest")
 	quiet := fs.Bool("q", false, "no progress lines")
 	resume := fs.Bool("resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
+	rerun := fs.String("rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
 	}
-	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "benchmatrix run: want exactly one manifest")
+	var m *experiment.Manifest
+	var previous *results.Run
+	switch {
+	case *rerun != "" && len(pos) == 0:
+		previous, err = results.ReadRun(*rerun)
+		if err != nil {
+			fmt.Fprintf(stderr, "benchmatrix run --rerun: %v\n", err)
+			return exitUsage
+		}
+		m, err = experiment.Parse(previous.ManifestPath, previous.Manifest)
+		if err == nil {
+			m.Seed = previous.Seed
+		}
+	case *rerun == "" && len(pos) == 1:
+		m, err = experiment.Load(pos[0])
+	default:
+		fmt.Fprintln(stderr, "benchmatrix run: want exactly one manifest (or --rerun DIR and none)")
 		return exitUsage
 	}
-	m, err := experiment.Load(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -198,6 +214,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		wp = &warmup.d
 	}
 	plan.Override(dp, wp)
+	seeds := map[string]int64{}
+	if previous != nil {
+		for i := range plan.Cells {
+			if i < len(previous.Plan) && !duration.set && !warmup.set {
+				plan.Cells[i].Workload.Time = previous.Plan[i].Workload.Time
+				plan.Cells[i].Workload.Warmup = previous.Plan[i].Workload.Warmup
+			}
+		}
+		for _, c := range previous.Cells {
+			seeds[results.RunKey(c.Name, c.Repeat)] = c.RandSeed
+		}
+	}
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = io.Discard
@@ -213,6 +241,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		},
 		Workload: runner.OLTP{Log: progress},
 		Resume:   stored,
+		Seeds:    seeds,
 	}
 	run, err := runner.Run(ctx, plan, cfg)
 	if run != nil && len(run.Cells) > 0 {
