@@ -6,7 +6,7 @@ BIN     := bin/benchmatrix
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
 
-.PHONY: build test check bench-matrix bench-vs-sysbench deps deps-test
+.PHONY: build test check bench-matrix bench-smoke bench-vs-sysbench deps deps-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
@@ -32,6 +32,10 @@ check:
 # The durability matrix (manifests/flush.toml) on a sandbox benchmatrix starts itself.
 bench-matrix: deps build
 	$(BIN) run manifests/flush.toml
+
+# Seconds-long end-to-end run of manifests/smoke.toml.
+bench-smoke: deps build
+	$(BIN) run manifests/smoke.toml -o $${BENCH_OUT:-runs/smoke-$$(date +%Y%m%d-%H%M%S)}
 
 bench-vs-sysbench: deps-test
 	$(GO) run ./cmd/bench-vs-sysbench

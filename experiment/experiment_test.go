@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +234,29 @@ func TestMoreProblems(t *testing.T) {
 		_, err := Parse("m.toml", c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want mention of %q", c.src, err, c.want)
+		}
+	}
+}
+
+// Every shipped manifest decodes, validates and expands.
+func TestShippedManifestsPlan(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob("../manifests/*.toml")
+	if len(files) < 6 {
+		t.Fatalf("found %d shipped manifests", len(files))
+	}
+	for _, f := range files {
+		m, err := Load(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		p, err := Expand(m)
+		if err != nil || len(p.Cells) == 0 {
+			t.Errorf("%s: %v (%d cells)", f, err, len(p.Cells))
+		}
+		if !strings.HasPrefix(m.Source, "#") {
+			t.Errorf("%s does not open with a comment saying what it answers", f)
 		}
 	}
 }
