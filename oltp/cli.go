@@ -250,7 +250,7 @@ func (p *parser) option(body string) error {
 		return usagef("--", "malformed option: \"--\" must be followed by an option name")
 	}
 	disp := "--" + name
-	if !printable(disp) {
+	if !isPrintableName(disp) {
 		disp = strconv.Quote(disp)
 	}
 	key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
@@ -268,7 +268,7 @@ func (p *parser) option(body string) error {
 		if !hasValue {
 			return true, nil
 		}
-		b, ok := parseBool(value)
+		b, ok := parseOnOff(value)
 		if !ok {
 			return false, usagef(disp, "invalid value for %s: %s (want on or off)", disp, quoteArg(value))
 		}
@@ -315,7 +315,7 @@ func (p *parser) option(body string) error {
 		if err != nil {
 			return err
 		}
-		hosts := splitList(v)
+		hosts := splitCommaList(v)
 		if len(hosts) == 0 {
 			return usagef(disp, "invalid value for %s: no host given", disp)
 		}
@@ -326,7 +326,7 @@ func (p *parser) option(body string) error {
 			return err
 		}
 		var ports []int
-		for _, s := range splitList(v) {
+		for _, s := range splitCommaList(v) {
 			n, perr := strconv.Atoi(s)
 			if perr != nil || n < 1 || n > 65535 {
 				return usagef(disp, "invalid value for %s: %s is not a port number", disp, quoteArg(s))
@@ -342,7 +342,7 @@ func (p *parser) option(body string) error {
 		if err != nil {
 			return err
 		}
-		inv.Conn.Sockets = splitList(v)
+		inv.Conn.Sockets = splitCommaList(v)
 	case "mysql_user":
 		v, err := need("STRING")
 		inv.Conn.User = v
@@ -361,7 +361,7 @@ func (p *parser) option(body string) error {
 			return nil
 		}
 		v := strings.ToLower(strings.TrimSpace(value))
-		if b, ok := parseBool(v); ok {
+		if b, ok := parseOnOff(v); ok {
 			inv.Conn.SSL = map[bool]string{true: "on", false: "off"}[b]
 			return nil
 		}
@@ -486,7 +486,7 @@ func isCommand(c string) bool {
 	return false
 }
 
-func parseBool(v string) (bool, bool) {
+func parseOnOff(v string) (bool, bool) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "on", "true", "1", "yes":
 		return true, true
@@ -496,8 +496,8 @@ func parseBool(v string) (bool, bool) {
 	return false, false
 }
 
-// splitList splits sysbench's comma lists, dropping empty items.
-func splitList(v string) []string {
+// splitCommaList splits sysbench's comma lists, dropping empty items.
+func splitCommaList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -507,7 +507,7 @@ func splitList(v string) []string {
 	return out
 }
 
-func printable(s string) bool {
+func isPrintableName(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
 			return false
@@ -538,7 +538,8 @@ var realEngine = engineFuncs{prepare: Prepare, prewarm: Prewarm, cleanup: Cleanu
 
 // Main runs `benchmatrix oltp [options] WORKLOAD prepare|prewarm|run|cleanup|help`
 // and returns the exit code (0 ok, 1 run-time failure, 2 invalid usage
-// naming the bad option, 130 interrupted).
+// naming the bad option, 130 interrupted). args are the words after
+// "benchmatrix oltp", exactly as they would follow "sysbench".
 //
 // Text output goes to stdout in sysbench 1.0.20's layout, FATAL messages
 // included (sysbench prints them there too); usage errors and warnings go
@@ -707,7 +708,7 @@ func (x *execution) outcome(err error) (code int, msg string) {
 	if err == nil {
 		return ExitOK, ""
 	}
-	msg = redact(err.Error(), x.inv.Conn.Password)
+	msg = redactPassword(err.Error(), x.inv.Conn.Password)
 	if x.ctx.Err() != nil {
 		fmt.Fprintf(x.stderr, "benchmatrix oltp: interrupted (%s)\n", msg)
 		return ExitInterrupted, msg
@@ -741,9 +742,9 @@ func (x *execution) document(intervals []Interval, res *Result, interrupted bool
 	return doc
 }
 
-// redact replaces every occurrence of the password in s. Driver errors do
+// redactPassword replaces every occurrence of the password in s. Driver errors do
 // not carry the password, but an engine error might quote a DSN.
-func redact(s, password string) string {
+func redactPassword(s, password string) string {
 	if password == "" {
 		return s
 	}
@@ -824,6 +825,6 @@ func writeUsage(w io.Writer) {
 		{"--mysql-db=STRING", fmt.Sprintf("MySQL database name [%s]", c.DB)},
 		{"--mysql-ssl=STRING", "use TLS: on (unverified), off, preferred, verify_identity [off]"},
 		{"--mysql-compression[=on|off]", "use compression [off]"},
-		{"--mysql-ignore-errors=[LIST,...]", "list of errors to ignore, or \"all\" [1213,1020,1205]"},
+		{"--mysql-ignore-errors=[LIST,...]", fmt.Sprintf("list of errors to ignore, or \"all\" [%s]", strings.Trim(strings.ReplaceAll(fmt.Sprint(d.IgnoreErrors), " ", ","), "[]"))},
 	})
 }

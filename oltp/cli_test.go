@@ -23,7 +23,7 @@ import (
 	"benchmatrix/server"
 )
 
-func fields(s string) []string { return strings.Fields(s) }
+func cliFields(s string) []string { return strings.Fields(s) }
 
 func TestParseCommandLine(t *testing.T) {
 	t.Parallel()
@@ -171,7 +171,7 @@ func TestParseCommandLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {
-			inv, err := ParseCommandLine(fields(c.line))
+			inv, err := ParseCommandLine(cliFields(c.line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +225,7 @@ func TestParseCommandLineErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.line, func(t *testing.T) {
-			_, err := ParseCommandLine(fields(c.line))
+			_, err := ParseCommandLine(cliFields(c.line))
 			var ue *UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("err = %v (%T), want *UsageError", err, err)
@@ -372,7 +372,7 @@ func fakeEngine(res *Result, intervals []Interval, err error) engineFuncs {
 			}
 			if res == nil && err == nil {
 				<-ctx.Done()
-				r := sampleResult()
+				r := sampleReportResult()
 				r.Options = o
 				return r, ctx.Err()
 			}
@@ -384,7 +384,7 @@ func fakeEngine(res *Result, intervals []Interval, err error) engineFuncs {
 func runIntervals(n int, step time.Duration) []Interval {
 	var out []Interval
 	for i := 0; i < n; i++ {
-		iv := sampleInterval()
+		iv := sampleReportInterval()
 		iv.Start, iv.End = time.Duration(i)*step, time.Duration(i+1)*step
 		iv.Events = int64(1000 + 37*i)
 		out = append(out, iv)
@@ -394,8 +394,8 @@ func runIntervals(n int, step time.Duration) []Interval {
 
 func TestCLIMainRunTextGolden(t *testing.T) {
 	t.Parallel()
-	args := fields("oltp_read_write --threads=2 --time=3 --report-interval=1 --rand-seed=42 --histogram=on run")
-	res := sampleResult()
+	args := cliFields("oltp_read_write --threads=2 --time=3 --report-interval=1 --rand-seed=42 --histogram=on run")
+	res := sampleReportResult()
 	res.Options.Histogram, res.Options.RandSeed = true, 42
 	res.Histogram = [][2]float64{{0.76, 3}, {1.98, 90}, {3.75, 20}, {14.1, 1}}
 	var stdout, stderr bytes.Buffer
@@ -403,13 +403,13 @@ func TestCLIMainRunTextGolden(t *testing.T) {
 	if code != ExitOK || stderr.Len() != 0 {
 		t.Fatalf("code %d stderr %q", code, stderr.String())
 	}
-	golden(t, "cli_run.golden", stdout.String())
+	checkGolden(t, "cli_run.golden", stdout.String())
 }
 
 func TestCLIMainRateGolden(t *testing.T) {
 	t.Parallel()
-	args := fields("oltp_point_select --rate=200 --warmup-time=1 --report-interval=0.5 run")
-	res := sampleResult()
+	args := cliFields("oltp_point_select --rate=200 --warmup-time=1 --report-interval=0.5 run")
+	res := sampleReportResult()
 	res.Options.Rate, res.Options.Warmup = 200, time.Second
 	res.Late, res.Dropped = 4, 1
 	ivs := runIntervals(4, 500*time.Millisecond)
@@ -420,7 +420,7 @@ func TestCLIMainRateGolden(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("code %d stderr %q", code, stderr.String())
 	}
-	golden(t, "cli_rate.golden", stdout.String())
+	checkGolden(t, "cli_rate.golden", stdout.String())
 }
 
 func TestCLIMainCommands(t *testing.T) {
@@ -451,15 +451,15 @@ func TestCLIMainCommands(t *testing.T) {
 		t.Run(c.line, func(t *testing.T) {
 			var res *Result
 			if c.err == nil {
-				res = sampleResult()
+				res = sampleReportResult()
 			}
 			var stdout, stderr bytes.Buffer
-			code := mainWith(context.Background(), fields(c.line), &stdout, &stderr, fakeEngine(res, nil, c.err))
+			code := mainWith(context.Background(), cliFields(c.line), &stdout, &stderr, fakeEngine(res, nil, c.err))
 			if code != c.code {
 				t.Errorf("code %d, want %d (stderr %q)", code, c.code, stderr.String())
 			}
 			if c.stdout != "" {
-				golden(t, c.stdout, stdout.String())
+				checkGolden(t, c.stdout, stdout.String())
 			}
 			if !strings.Contains(stderr.String(), c.stderr) {
 				t.Errorf("stderr %q, want it to contain %q", stderr.String(), c.stderr)
@@ -475,7 +475,7 @@ func TestCLIMainInterruptedPrintsWhatWasMeasured(t *testing.T) {
 	eng := fakeEngine(nil, ivs, nil)
 	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
 	var stdout, stderr bytes.Buffer
-	code := mainWith(ctx, fields("oltp_read_write --report-interval=1 run"), &stdout, &stderr, eng)
+	code := mainWith(ctx, cliFields("oltp_read_write --report-interval=1 run"), &stdout, &stderr, eng)
 	if code != ExitInterrupted {
 		t.Fatalf("code %d, want %d", code, ExitInterrupted)
 	}
@@ -490,9 +490,9 @@ func TestCLIMainInterruptedPrintsWhatWasMeasured(t *testing.T) {
 
 func TestCLIMainJSON(t *testing.T) {
 	t.Parallel()
-	res := sampleResult()
+	res := sampleReportResult()
 	var stdout, stderr bytes.Buffer
-	code := mainWith(context.Background(), fields("oltp_read_write --format=json --threads=2 --report-interval=1 --mysql-password=pw1234 --time=3 run"),
+	code := mainWith(context.Background(), cliFields("oltp_read_write --format=json --threads=2 --report-interval=1 --mysql-password=pw1234 --time=3 run"),
 		&stdout, &stderr, fakeEngine(res, runIntervals(3, time.Second), nil))
 	if code != ExitOK {
 		t.Fatalf("code %d stderr %q", code, stderr.String())
@@ -518,7 +518,7 @@ func TestCLIMainJSON(t *testing.T) {
 	// prepare: progress to stderr, the document to stdout.
 	stdout.Reset()
 	stderr.Reset()
-	code = mainWith(context.Background(), fields("oltp_read_write --format=json --tables=2 prepare"), &stdout, &stderr, fakeEngine(res, nil, nil))
+	code = mainWith(context.Background(), cliFields("oltp_read_write --format=json --tables=2 prepare"), &stdout, &stderr, fakeEngine(res, nil, nil))
 	if code != ExitOK || !strings.Contains(stderr.String(), "Creating table 'sbtest2'") || json.Unmarshal(stdout.Bytes(), &doc) != nil || doc.Command != "prepare" {
 		t.Fatalf("code %d stdout %q stderr %q", code, stdout.String(), stderr.String())
 	}
@@ -568,11 +568,11 @@ func TestSummaryParsesWithSysbenchRegexes(t *testing.T) {
 	t.Parallel()
 	// The whole output (intervals, histogram, summary, extras) must give the
 	// same values a sysbench parser would read from sysbench.
-	res := sampleResult()
+	res := sampleReportResult()
 	res.Options.Histogram, res.Options.Rate, res.Options.Warmup = true, 1000, 5*time.Second
 	res.Histogram = [][2]float64{{1.98, 10}}
 	var stdout, stderr bytes.Buffer
-	code := mainWith(context.Background(), fields("oltp_read_write --threads=2 --report-interval=1 --histogram --rate=1000 --warmup-time=5 run"),
+	code := mainWith(context.Background(), cliFields("oltp_read_write --threads=2 --report-interval=1 --histogram --rate=1000 --warmup-time=5 run"),
 		&stdout, &stderr, fakeEngine(res, runIntervals(3, time.Second), nil))
 	if code != ExitOK {
 		t.Fatal(code, stderr.String())
@@ -623,17 +623,19 @@ func sysbenchDryRun(t *testing.T, args ...string) string {
 }
 
 var (
-	numberRE  = regexp.MustCompile(`\d+(\.\d+)?`)
-	spaceRE   = regexp.MustCompile(`\s+`)
-	histRowRE = regexp.MustCompile(`^ +[\d.]+ \|\**\s+\d+$`)
+	layoutNumberRE  = regexp.MustCompile(`\d+(\.\d+)?`)
+	layoutSpaceRE   = regexp.MustCompile(`\s+`)
+	layoutHistRowRE = regexp.MustCompile(`^ +[\d.]+ \|\**\s+\d+$`)
 )
 
-// layout reduces output to its shape: the banner and benchmatrix's extras
+// sysbenchLayout reduces output to its shape: the banner and benchmatrix's extras
 // go, a run of histogram rows becomes one row, and a run of interval (and
 // queue) lines becomes one line of each kind, since how many intervals a
 // run prints depends on timing.
-func layout(out string) []string {
-	norm := func(s string) string { return spaceRE.ReplaceAllString(numberRE.ReplaceAllString(s, "#"), " ") }
+func sysbenchLayout(out string) []string {
+	norm := func(s string) string {
+		return layoutSpaceRE.ReplaceAllString(layoutNumberRE.ReplaceAllString(s, "#"), " ")
+	}
 	var shape []string
 	seen := map[string]bool{} // interval-line kinds in the current run
 	for _, l := range strings.Split(out, "\n")[1:] {
@@ -647,7 +649,7 @@ func layout(out string) []string {
 		} else {
 			seen[norm(l)] = true
 		}
-		if histRowRE.MatchString(l) {
+		if layoutHistRowRE.MatchString(l) {
 			if len(shape) > 0 && shape[len(shape)-1] == "<histogram row>" {
 				continue
 			}
@@ -662,11 +664,13 @@ func layout(out string) []string {
 // the first number starts in the same column (left-aligned fields) or the
 // lines have the same length (right-aligned fields).
 func sameLayout(a, b string) bool {
-	norm := func(s string) string { return spaceRE.ReplaceAllString(numberRE.ReplaceAllString(s, "#"), " ") }
+	norm := func(s string) string {
+		return layoutSpaceRE.ReplaceAllString(layoutNumberRE.ReplaceAllString(s, "#"), " ")
+	}
 	if norm(a) != norm(b) {
 		return false
 	}
-	ia, ib := numberRE.FindStringIndex(a), numberRE.FindStringIndex(b)
+	ia, ib := layoutNumberRE.FindStringIndex(a), layoutNumberRE.FindStringIndex(b)
 	return ia == nil && ib == nil || ia != nil && ib != nil && ia[0] == ib[0] || len(a) == len(b)
 }
 
@@ -683,13 +687,13 @@ func TestCLIOutputMatchesSysbenchLayout(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.args, func(t *testing.T) {
 			t.Parallel()
-			args := fields(c.args)
+			args := cliFields(c.args)
 			theirs := sysbenchDryRun(t, append([]string{"--mysql-dry-run=on"}, args...)...)
 			inv, err := ParseCommandLine(args)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := sampleResult()
+			res := sampleReportResult()
 			res.Options = inv.Options
 			res.Histogram = [][2]float64{{0.5, 3}, {1.98, 90}, {3.75, 20}}
 			var stdout, stderr bytes.Buffer
@@ -697,7 +701,7 @@ func TestCLIOutputMatchesSysbenchLayout(t *testing.T) {
 				t.Fatal(code, stderr.String())
 			}
 			ours := stdout.String()
-			a, b := layout(theirs), layout(ours)
+			a, b := sysbenchLayout(theirs), sysbenchLayout(ours)
 			for i := 0; i < max(len(a), len(b)); i++ {
 				var x, y string
 				if i < len(a) {
@@ -789,7 +793,8 @@ func TestCLIIntegration(t *testing.T) {
 	main := func(extra ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := Main(ctx, append(append([]string(nil), common...), extra...), &stdout, &stderr)
-		t.Logf("benchmatrix oltp %s: exit %d\n%s%s", strings.Join(extra, " "), code, stdout.String(), stderr.String())
+		shown := regexp.MustCompile(`--mysql-password=\S*`).ReplaceAllString(strings.Join(extra, " "), "--mysql-password=***")
+		t.Logf("benchmatrix oltp %s: exit %d\n%s%s", shown, code, stdout.String(), stderr.String())
 		return code, stdout.String() + stderr.String()
 	}
 
@@ -835,7 +840,7 @@ func TestCLIIntegration(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("run --histogram: exit %d", code)
 		}
-		a, b := layout(string(theirs)), layout(ours)
+		a, b := sysbenchLayout(string(theirs)), sysbenchLayout(ours)
 		for i := 0; i < max(len(a), len(b)); i++ {
 			var x, y string
 			if i < len(a) {
@@ -860,8 +865,33 @@ func TestCLIIntegration(t *testing.T) {
 		t.Fatalf("json run: %v %+v", err, doc.Result)
 	}
 
+	// An interrupt stops the run early, prints what was measured, exits 130.
+	ictx, icancel := context.WithCancel(ctx)
+	time.AfterFunc(1500*time.Millisecond, icancel)
+	stdout.Reset()
+	stderr.Reset()
+	start := time.Now()
+	code = Main(ictx, append(append([]string(nil), common...), "--time=60", "--report-interval=1", "run"), &stdout, &stderr)
+	if code != ExitInterrupted || time.Since(start) > 20*time.Second {
+		t.Fatalf("interrupted run: exit %d after %v\n%s%s", code, time.Since(start), stdout.String(), stderr.String())
+	}
+	if p := parseSysbench(t, stdout.String()); len(p["transactions"]) == 0 || p["transactions"][0] == "0" {
+		t.Errorf("interrupted run printed no transactions:\n%s", stdout.String())
+	}
+
+	// A wrong password is a FATAL error that does not print the password.
+	const badPassword = "Wr0ng-Pa55word"
+	code, out = main("--mysql-password="+badPassword, "--time=1", "run")
+	if code != ExitFailure || !strings.Contains(out, "FATAL: ") || strings.Contains(out, badPassword) {
+		t.Errorf("wrong password: exit %d", code)
+	}
+
 	if code, _ := main("cleanup"); code != ExitOK {
 		t.Fatalf("cleanup: exit %d", code)
+	}
+	// Running on dropped tables is a FATAL error (exit 1), as in sysbench.
+	if code, out := main("--time=1", "run"); code != ExitFailure || !strings.Contains(out, "FATAL: ") {
+		t.Errorf("run without tables: exit %d", code)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='sbtest'").Scan(&n); err != nil || n != 0 {

@@ -83,7 +83,7 @@ func FormatInterval(iv Interval, pct float64) string {
 	}
 	return fmt.Sprintf("[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
 		timeLabel(iv), iv.Threads, rate(iv.Events), rate(iv.Reads+iv.Writes+iv.Others),
-		rate(iv.Reads), rate(iv.Writes), rate(iv.Others), formatNumber(pct), finite(iv.LatPct),
+		rate(iv.Reads), rate(iv.Writes), rate(iv.Others), formatNumber(pct), finiteOrZero(iv.LatPct),
 		rate(iv.Errors), rate(iv.Reconnects))
 }
 
@@ -159,7 +159,7 @@ func SysbenchBuckets(hist [][2]float64) [][2]float64 {
 	mult := float64(sbHistSize-1) / (math.Log(sbHistMax) - deduct)
 	var counts [sbHistSize]float64
 	for _, b := range hist {
-		v, n := b[0], finite(b[1])
+		v, n := b[0], finiteOrZero(b[1])
 		if n <= 0 || math.IsNaN(v) {
 			continue
 		}
@@ -212,16 +212,16 @@ func WriteSummary(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "\n")
 	l := res.Latency
 	fmt.Fprintf(w, "Latency (ms):\n")
-	fmt.Fprintf(w, "         min: %39.2f\n", finite(l.Min))
-	fmt.Fprintf(w, "         avg: %39.2f\n", finite(l.Avg))
-	fmt.Fprintf(w, "         max: %39.2f\n", finite(l.Max))
+	fmt.Fprintf(w, "         min: %39.2f\n", finiteOrZero(l.Min))
+	fmt.Fprintf(w, "         avg: %39.2f\n", finiteOrZero(l.Avg))
+	fmt.Fprintf(w, "         max: %39.2f\n", finiteOrZero(l.Max))
 	fmt.Fprintf(w, "%s\n", percentileLine(res.Options.Percentile, l.Pct))
-	fmt.Fprintf(w, "         sum: %39.2f\n", finite(l.Sum))
+	fmt.Fprintf(w, "         sum: %39.2f\n", finiteOrZero(l.Sum))
 	fmt.Fprintf(w, "\n")
 	f := res.Fairness
 	fmt.Fprintf(w, "Threads fairness:\n")
-	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%3.2f\n", finite(f.EventsAvg), finite(f.EventsStddev))
-	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%3.2f\n", finite(f.TimeAvg), finite(f.TimeStddev))
+	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%3.2f\n", finiteOrZero(f.EventsAvg), finiteOrZero(f.EventsStddev))
+	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%3.2f\n", finiteOrZero(f.TimeAvg), finiteOrZero(f.TimeStddev))
 	fmt.Fprintf(w, "\n")
 }
 
@@ -237,7 +237,7 @@ func percentileLine(pct, v float64) string {
 	if width < 1 {
 		width = 1
 	}
-	return fmt.Sprintf("%s%*.2f", label, width, finite(v))
+	return fmt.Sprintf("%s%*.2f", label, width, finiteOrZero(v))
 }
 
 // WriteExtras writes what benchmatrix measures beyond sysbench, after
@@ -252,10 +252,10 @@ func WriteExtras(w io.Writer, res *Result) {
 	if res.Events > 0 {
 		l := res.Latency
 		fmt.Fprintf(&b, "Latency percentiles (ms):\n")
-		fmt.Fprintf(&b, "         p50:   %37.2f\n", finite(l.P50))
-		fmt.Fprintf(&b, "         p95:   %37.2f\n", finite(l.P95))
-		fmt.Fprintf(&b, "         p99:   %37.2f\n", finite(l.P99))
-		fmt.Fprintf(&b, "         p99.9: %37.2f\n", finite(l.P999))
+		fmt.Fprintf(&b, "         p50:   %37.2f\n", finiteOrZero(l.P50))
+		fmt.Fprintf(&b, "         p95:   %37.2f\n", finiteOrZero(l.P95))
+		fmt.Fprintf(&b, "         p99:   %37.2f\n", finiteOrZero(l.P99))
+		fmt.Fprintf(&b, "         p99.9: %37.2f\n", finiteOrZero(l.P999))
 		fmt.Fprintf(&b, "\n")
 	}
 	if res.Options.Rate > 0 {
@@ -283,16 +283,16 @@ func WriteExtras(w io.Writer, res *Result) {
 // formatNumber prints integers as sysbench's %d/%u would and anything else
 // in the shortest form ("0.5", "99.9").
 func formatNumber(f float64) string {
-	f = finite(f)
+	f = finiteOrZero(f)
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// finite maps NaN and ±Inf to 0 so that neither text nor JSON ever shows
+// finiteOrZero maps NaN and ±Inf to 0 so that neither text nor JSON ever shows
 // them (encoding/json refuses them).
-func finite(f float64) float64 {
+func finiteOrZero(f float64) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0
 	}
@@ -309,11 +309,11 @@ type helpOption struct {
 	def  func(o Options) string
 }
 
-func intDef(f func(o Options) int) func(Options) string {
+func helpIntDefault(f func(o Options) int) func(Options) string {
 	return func(o Options) string { return strconv.Itoa(f(o)) }
 }
 
-func boolDef(f func(o Options) bool) func(Options) string {
+func helpBoolDefault(f func(o Options) bool) func(Options) string {
 	return func(o Options) string {
 		if f(o) {
 			return "on"
@@ -326,28 +326,28 @@ func boolDef(f func(o Options) bool) func(Options) string {
 // (sorted by name, as sysbench prints them). --pgsql_variant is left out:
 // only MySQL is supported. --recreate and --reinsert_id are benchmatrix's.
 var helpOptions = []helpOption{
-	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", boolDef(func(o Options) bool { return o.AutoInc })},
-	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", boolDef(func(o Options) bool { return o.CreateSecondary })},
-	{"delete_inserts", "N", "Number of DELETE/INSERT combinations per transaction", intDef(func(o Options) int { return o.DeleteInserts })},
-	{"delta", "N", "Size of BETWEEN ranges", intDef(func(o Options) int { return o.Delta })},
-	{"distinct_ranges", "N", "Number of SELECT DISTINCT queries per transaction", intDef(func(o Options) int { return o.DistinctRanges })},
-	{"index_updates", "N", "Number of UPDATE index queries per transaction", intDef(func(o Options) int { return o.IndexUpdates })},
+	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", helpBoolDefault(func(o Options) bool { return o.AutoInc })},
+	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", helpBoolDefault(func(o Options) bool { return o.CreateSecondary })},
+	{"delete_inserts", "N", "Number of DELETE/INSERT combinations per transaction", helpIntDefault(func(o Options) int { return o.DeleteInserts })},
+	{"delta", "N", "Size of BETWEEN ranges", helpIntDefault(func(o Options) int { return o.Delta })},
+	{"distinct_ranges", "N", "Number of SELECT DISTINCT queries per transaction", helpIntDefault(func(o Options) int { return o.DistinctRanges })},
+	{"index_updates", "N", "Number of UPDATE index queries per transaction", helpIntDefault(func(o Options) int { return o.IndexUpdates })},
 	{"mysql_storage_engine", "STRING", "Storage engine, if MySQL is used", func(o Options) string { return o.StorageEngine }},
-	{"non_index_updates", "N", "Number of UPDATE non-index queries per transaction", intDef(func(o Options) int { return o.NonIndexUpdates })},
-	{"number_of_ranges", "N", "Number of random BETWEEN ranges per SELECT", intDef(func(o Options) int { return o.NumberOfRanges })},
-	{"order_ranges", "N", "Number of SELECT ORDER BY queries per transaction", intDef(func(o Options) int { return o.OrderRanges })},
-	{"point_selects", "N", "Number of point SELECT queries per transaction", intDef(func(o Options) int { return o.PointSelects })},
-	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", intDef(func(o Options) int { return o.RandomPoints })},
-	{"range_selects", "", "Enable/disable all range SELECT queries", boolDef(func(o Options) bool { return o.RangeSelects })},
-	{"range_size", "N", "Range size for range SELECT queries", intDef(func(o Options) int { return o.RangeSize })},
-	{"recreate", "", "benchmatrix: let prepare drop and recreate sbtestN tables that already exist", boolDef(func(o Options) bool { return o.Recreate })},
+	{"non_index_updates", "N", "Number of UPDATE non-index queries per transaction", helpIntDefault(func(o Options) int { return o.NonIndexUpdates })},
+	{"number_of_ranges", "N", "Number of random BETWEEN ranges per SELECT", helpIntDefault(func(o Options) int { return o.NumberOfRanges })},
+	{"order_ranges", "N", "Number of SELECT ORDER BY queries per transaction", helpIntDefault(func(o Options) int { return o.OrderRanges })},
+	{"point_selects", "N", "Number of point SELECT queries per transaction", helpIntDefault(func(o Options) int { return o.PointSelects })},
+	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", helpIntDefault(func(o Options) int { return o.RandomPoints })},
+	{"range_selects", "", "Enable/disable all range SELECT queries", helpBoolDefault(func(o Options) bool { return o.RangeSelects })},
+	{"range_size", "N", "Range size for range SELECT queries", helpIntDefault(func(o Options) int { return o.RangeSize })},
+	{"recreate", "", "benchmatrix: let prepare drop and recreate sbtestN tables that already exist", helpBoolDefault(func(o Options) bool { return o.Recreate })},
 	{"reinsert_id", "STRING", "benchmatrix: id of the row re-inserted after each DELETE: 'same' (sysbench) or 'auto' (AUTO_INCREMENT assigns a new one)", func(o Options) string { return o.ReinsertID }},
-	{"secondary", "", "Use a secondary index in place of the PRIMARY KEY", boolDef(func(o Options) bool { return o.Secondary })},
-	{"simple_ranges", "N", "Number of simple range SELECT queries per transaction", intDef(func(o Options) int { return o.SimpleRanges })},
-	{"skip_trx", "", "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", boolDef(func(o Options) bool { return o.SkipTrx })},
-	{"sum_ranges", "N", "Number of SELECT SUM() queries per transaction", intDef(func(o Options) int { return o.SumRanges })},
-	{"table_size", "N", "Number of rows per table", intDef(func(o Options) int { return o.TableSize })},
-	{"tables", "N", "Number of tables", intDef(func(o Options) int { return o.Tables })},
+	{"secondary", "", "Use a secondary index in place of the PRIMARY KEY", helpBoolDefault(func(o Options) bool { return o.Secondary })},
+	{"simple_ranges", "N", "Number of simple range SELECT queries per transaction", helpIntDefault(func(o Options) int { return o.SimpleRanges })},
+	{"skip_trx", "", "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", helpBoolDefault(func(o Options) bool { return o.SkipTrx })},
+	{"sum_ranges", "N", "Number of SELECT SUM() queries per transaction", helpIntDefault(func(o Options) int { return o.SumRanges })},
+	{"table_size", "N", "Number of rows per table", helpIntDefault(func(o Options) int { return o.TableSize })},
+	{"tables", "N", "Number of tables", helpIntDefault(func(o Options) int { return o.Tables })},
 }
 
 // scriptOnly names the options only one script declares.
@@ -509,8 +509,8 @@ func NewJSONInterval(iv Interval, pct float64) JSONInterval {
 		TPS: ps(iv.Events), QPS: ps(iv.Reads + iv.Writes + iv.Others),
 		ReadsPS: ps(iv.Reads), WritesPS: ps(iv.Writes), OthersPS: ps(iv.Others),
 		ErrorsPS: ps(iv.Errors), ReconnPS: ps(iv.Reconnects),
-		Percentile: finite(pct), LatPctMs: finite(iv.LatPct), LatP50Ms: finite(iv.LatP50),
-		LatP95Ms: finite(iv.LatP95), LatP99Ms: finite(iv.LatP99), LatMaxMs: finite(iv.LatMax),
+		Percentile: finiteOrZero(pct), LatPctMs: finiteOrZero(iv.LatPct), LatP50Ms: finiteOrZero(iv.LatP50),
+		LatP95Ms: finiteOrZero(iv.LatP95), LatP99Ms: finiteOrZero(iv.LatP99), LatMaxMs: finiteOrZero(iv.LatMax),
 	}
 }
 
@@ -524,21 +524,21 @@ func NewJSONResult(res *Result) *JSONResult {
 		ElapsedS: res.Elapsed.Seconds(), Events: res.Events, Queries: res.Queries(),
 		Reads: res.Reads, Writes: res.Writes, Others: res.Others, Errors: res.Errors,
 		Reconnects: res.Reconnects, Late: res.Late, Dropped: res.Dropped,
-		TPS: finite(res.TPS()), QPS: finite(res.QPS()),
-		ErrorsPS: finite(perSecond(res.Errors, res.Elapsed)), ReconnPS: finite(perSecond(res.Reconnects, res.Elapsed)),
+		TPS: finiteOrZero(res.TPS()), QPS: finiteOrZero(res.QPS()),
+		ErrorsPS: finiteOrZero(perSecond(res.Errors, res.Elapsed)), ReconnPS: finiteOrZero(perSecond(res.Reconnects, res.Elapsed)),
 		Latency: JSONLatency{
-			MinMs: finite(l.Min), AvgMs: finite(l.Avg), MaxMs: finite(l.Max), SumMs: finite(l.Sum),
-			P50Ms: finite(l.P50), P95Ms: finite(l.P95), P99Ms: finite(l.P99), P999Ms: finite(l.P999),
-			Percentile: finite(res.Options.Percentile), PctMs: finite(l.Pct),
+			MinMs: finiteOrZero(l.Min), AvgMs: finiteOrZero(l.Avg), MaxMs: finiteOrZero(l.Max), SumMs: finiteOrZero(l.Sum),
+			P50Ms: finiteOrZero(l.P50), P95Ms: finiteOrZero(l.P95), P99Ms: finiteOrZero(l.P99), P999Ms: finiteOrZero(l.P999),
+			Percentile: finiteOrZero(res.Options.Percentile), PctMs: finiteOrZero(l.Pct),
 		},
 		Fairness: JSONFairness{
-			EventsAvg: finite(f.EventsAvg), EventsStddev: finite(f.EventsStddev),
-			TimeAvgS: finite(f.TimeAvg), TimeStddevS: finite(f.TimeStddev),
+			EventsAvg: finiteOrZero(f.EventsAvg), EventsStddev: finiteOrZero(f.EventsStddev),
+			TimeAvgS: finiteOrZero(f.TimeAvg), TimeStddevS: finiteOrZero(f.TimeStddev),
 		},
 	}
 	for _, b := range res.Histogram {
 		if b[1] > 0 {
-			out.Histogram = append(out.Histogram, JSONHistogram{UpperMs: finite(b[0]), Count: int64(b[1])})
+			out.Histogram = append(out.Histogram, JSONHistogram{UpperMs: finiteOrZero(b[0]), Count: int64(b[1])})
 		}
 	}
 	return out
@@ -564,7 +564,7 @@ func OptionsMap(o Options) map[string]any {
 		case sf.Type == reflect.TypeOf(time.Duration(0)):
 			m[name] = time.Duration(fv.Int()).Seconds()
 		case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
-			m[name] = finite(fv.Float())
+			m[name] = finiteOrZero(fv.Float())
 		default:
 			m[name] = fv.Interface()
 		}

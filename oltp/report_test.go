@@ -16,8 +16,8 @@ import (
 // updateGolden rewrites testdata/*.golden: go test ./oltp -run 'Format|Summary|Report' -update-golden
 var updateGolden = flag.Bool("update-golden", false, "rewrite oltp/testdata/*.golden from the current output")
 
-// golden compares got with testdata/name, or rewrites it under -update-golden.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/name, or rewrites it under -update-golden.
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *updateGolden {
@@ -56,8 +56,8 @@ func lineDiff(want, got string) string {
 	return b.String()
 }
 
-// sampleResult is a realistic result: §3.3's MariaDB run (2 threads, 10 s).
-func sampleResult() *Result {
+// sampleReportResult is a realistic result: §3.3's MariaDB run (2 threads, 10 s).
+func sampleReportResult() *Result {
 	o := DefaultOptions()
 	o.Threads = 2
 	return &Result{
@@ -75,7 +75,7 @@ func sampleResult() *Result {
 	}
 }
 
-func sampleInterval() Interval {
+func sampleReportInterval() Interval {
 	return Interval{Phase: PhaseRun, Start: 4 * time.Second, End: 5 * time.Second, Threads: 2,
 		Events: 1073, Reads: 15037, Writes: 4296, Others: 2147, Errors: 0, Reconnects: 0,
 		LatP50: 1.8, LatP95: 2.86, LatP99: 4.1, LatMax: 9.2, LatPct: 2.86}
@@ -94,7 +94,7 @@ func TestFormatIntervalMatchesSysbench(t *testing.T) {
 
 func TestFormatIntervalGolden(t *testing.T) {
 	var b strings.Builder
-	iv := sampleInterval()
+	iv := sampleReportInterval()
 	b.WriteString(FormatInterval(iv, 95) + "\n")
 	b.WriteString(FormatInterval(iv, 99.9) + "\n")
 	w := iv
@@ -113,7 +113,7 @@ func TestFormatIntervalGolden(t *testing.T) {
 	r := iv
 	r.Queue, r.Late, r.Dropped = 17, 3, 1
 	b.WriteString(FormatQueue(r) + "\n")
-	golden(t, "interval.golden", b.String())
+	checkGolden(t, "interval.golden", b.String())
 	if strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "Inf") {
 		t.Fatal("NaN or Inf in output")
 	}
@@ -146,19 +146,19 @@ func TestSummaryGolden(t *testing.T) {
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := sampleResult()
+			r := sampleReportResult()
 			edit(r)
 			var b bytes.Buffer
 			WriteSummary(&b, r)
 			WriteExtras(&b, r)
-			golden(t, name, b.String())
+			checkGolden(t, name, b.String())
 		})
 	}
 }
 
 func TestSummaryLatencyLinesAre53Columns(t *testing.T) {
 	for _, pct := range []float64{0, 1, 5, 95, 99, 99.9, 100} {
-		r := sampleResult()
+		r := sampleReportResult()
 		r.Options.Percentile = pct
 		var b bytes.Buffer
 		WriteSummary(&b, r)
@@ -181,7 +181,7 @@ func TestReportHistogramGolden(t *testing.T) {
 	var b bytes.Buffer
 	WriteHistogram(&b, hist)
 	WriteHistogram(&b, nil)
-	golden(t, "histogram.golden", b.String())
+	checkGolden(t, "histogram.golden", b.String())
 }
 
 func TestReportSysbenchBuckets(t *testing.T) {
@@ -218,19 +218,19 @@ func TestReportRunHeaderGolden(t *testing.T) {
 	b.WriteString("----\n")
 	o.Rate, o.ReportInterval, o.Warmup = 12.5, 500*time.Millisecond, 0
 	WriteRunHeader(&b, o)
-	golden(t, "header.golden", b.String())
+	checkGolden(t, "header.golden", b.String())
 }
 
 func TestReportHelpGolden(t *testing.T) {
 	for _, w := range []string{"oltp_read_write", "select_random_points", "select_random_ranges"} {
 		var b bytes.Buffer
 		WriteHelp(&b, w, DefaultOptions())
-		golden(t, "help_"+w+".golden", b.String())
+		checkGolden(t, "help_"+w+".golden", b.String())
 	}
 }
 
 func TestReportJSONGolden(t *testing.T) {
-	r := sampleResult()
+	r := sampleReportResult()
 	r.Histogram = [][2]float64{{1.5, 10}, {1.6, 0}, {2.86, 3}}
 	o := r.Options
 	o.ReportInterval = time.Second
@@ -239,14 +239,14 @@ func TestReportJSONGolden(t *testing.T) {
 		Connection: JSONConnection{Net: "tcp", Address: "127.0.0.1:3306", User: "sbtest", DB: "sbtest"},
 		// A fixed options object: OptionsMap follows options.go, pinned below by keys.
 		Options:   map[string]any{"threads": 2, "time": 10.0, "report_interval": 1.0, "percentile": 95},
-		Intervals: []JSONInterval{NewJSONInterval(sampleInterval(), o.Percentile)},
+		Intervals: []JSONInterval{NewJSONInterval(sampleReportInterval(), o.Percentile)},
 		Result:    NewJSONResult(r),
 	}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, doc); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "run.json.golden", b.String())
+	checkGolden(t, "run.json.golden", b.String())
 
 	// The keys a consumer relies on are there, snake_case, with units.
 	var m map[string]any
