@@ -58,28 +58,59 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-# The mirror apt already uses: deb822 sources first, then one-line ones.
+# mirror SUITE prints the mirror apt already uses for SUITE: deb822
+# sources first, then one-line ones.
 mirror() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
-		awk '
-			/^[ \t]*$/ { if (deb && debian && uri != "") { print uri; exit } deb = debian = 0; uri = ""; next }
+		awk -v suite="$1" '
+			function flush() { if (deb && has && uri != "") { print uri; exit } deb = has = 0; uri = "" }
+			/^[ \t]*$/ { flush(); next }
 			/^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
 			/^URIs:/ { uri = $2 }
-			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "'$SUITE'") debian = 1 }
-			END { if (deb && debian && uri != "") print uri }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) has = 1 }
+			END { flush() }
 		' "$f" | head -n 1
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -f "$f" ] || continue
-		awk '$1 == "deb" { u = $2; if (u ~ /^\[/) u = $3; s = $3; if ($2 ~ /^\[/) s = $4; if (s == "'$SUITE'") print u }' "$f"
+		awk -v suite="$1" '$1 == "deb" {
+			i = 2 # skip [options], which may hold spaces
+			if ($i ~ /^\[/) { while (i < NF && $i !~ /\]$/) i++; i++ }
+			if ($(i + 1) == suite) print $i
+		}' "$f"
 	done
 }
-MIRROR=${DEBIAN_MIRROR:-$(mirror | grep -v security | head -n 1)}
+MIRROR=${DEBIAN_MIRROR:-$(mirror $SUITE | head -n 1)}
+SECURITY=${DEBIAN_SECURITY_MIRROR:-$(mirror $SUITE-security | head -n 1)}
 if [ -z "$MIRROR" ]; then
 	say "no Debian $SUITE mirror found in /etc/apt/sources.list*; set DEBIAN_MIRROR"
 	exit 1
 fi
+
+# upgrade brings the root to the point release and security fixes the host
+# gets, so the image runs the same MariaDB build as a sandbox here. Best
+# effort: without those suites the image keeps $SUITE's version.
+upgrade() {
+	{
+		echo "deb $MIRROR $SUITE main"
+		echo "deb $MIRROR $SUITE-updates main"
+		[ -n "$SECURITY" ] && echo "deb $SECURITY $SUITE-security main"
+	} >"$ROOT/etc/apt/sources.list"
+	# Never start services inside the build root.
+	printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
+	chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
+	mount -t proc proc "$ROOT/proc"
+	trap 'umount "$ROOT/proc" 2>/dev/null || true' EXIT
+	if chroot "$ROOT" apt-get update >>"$CACHE/debootstrap.log" 2>&1 &&
+		DEBIAN_FRONTEND=noninteractive chroot "$ROOT" apt-get -y upgrade >>"$CACHE/debootstrap.log" 2>&1; then
+		chroot "$ROOT" apt-get clean
+	else
+		say "warning: upgrade from $SUITE-updates/$SUITE-security failed (see $CACHE/debootstrap.log); keeping $SUITE's packages"
+	fi
+	umount "$ROOT/proc"
+	trap - EXIT
+}
 
 if [ ! -f "$ROOT/.benchmatrix-complete" ]; then
 	if ! command -v debootstrap >/dev/null 2>&1; then
@@ -95,8 +126,11 @@ if [ ! -f "$ROOT/.benchmatrix-complete" ]; then
 		say "debootstrap failed; full log in $CACHE/debootstrap.log"
 		exit 1
 	fi
-	touch "$ROOT/.benchmatrix-complete"
 	say "debootstrap done in $(elapsed "$T1")"
+	T1=$(date +%s)
+	upgrade
+	say "upgrade done in $(elapsed "$T1")"
+	touch "$ROOT/.benchmatrix-complete"
 else
 	say "using cached root $ROOT"
 fi
@@ -134,6 +168,7 @@ MYSQL_UID=$(awk -F: '$1 == "mysql" { print $3 }' "$ROOT/etc/passwd")
 MYSQL_GID=$(awk -F: '$1 == "mysql" { print $4 }' "$ROOT/etc/passwd")
 VERSION=$(chroot "$ROOT" dpkg-query -W -f '${Version}' mariadb-server 2>/dev/null || echo unknown)
 
+OLD=$(docker image inspect -f '{{.Id}}' "$TAG" 2>/dev/null || true)
 T2=$(date +%s)
 say "importing $TAG (mariadb-server $VERSION, mysql uid $MYSQL_UID)"
 # Leave out what a server never reads: docs, man pages, locales, apt's
@@ -156,5 +191,10 @@ tar -C "$ROOT" --numeric-owner \
 		--message "benchmatrix: debootstrap $SUITE + mariadb-server $VERSION" \
 		- "$TAG" >/dev/null
 say "import done in $(elapsed "$T2")"
+# A forced rebuild leaves the previous image untagged: drop it (kept if a
+# container still uses it).
+if [ -n "$OLD" ] && [ "$OLD" != "$(docker image inspect -f '{{.Id}}' "$TAG")" ]; then
+	docker rmi "$OLD" >/dev/null 2>&1 || true
+fi
 SIZE=$(docker image inspect -f '{{.Size}}' "$TAG")
 say "built $TAG: $((SIZE / 1024 / 1024)) MiB, total $(elapsed "$T0")"

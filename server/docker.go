@@ -40,7 +40,7 @@ type DockerConfig struct {
 	Startup []Setting
 	// Password for root@'%'; empty means a random one. It goes to the
 	// container in its environment and is never logged or put in errors.
-	Password string
+	Password string `json:"-"`
 	// ReadyTimeout bounds the wait for the first successful connection
 	// (default 2 minutes).
 	ReadyTimeout time.Duration
@@ -441,9 +441,27 @@ func (d *Docker) containerLogs(n int) string {
 	return strings.TrimRight(buf.String(), "\n")
 }
 
+// String names the server without its password.
+func (d *Docker) String() string { return "docker " + d.cfg.Image + " at " + d.Info().Address }
+
+// String shows the configuration without the password.
+func (c DockerConfig) String() string {
+	pw := ""
+	if c.Password != "" {
+		pw = "********"
+	}
+	return fmt.Sprintf("{Image:%s Startup:%v Password:%s ReadyTimeout:%s Tmpfs:%v}", c.Image, c.Startup, pw, c.ReadyTimeout, c.Tmpfs)
+}
+
 // Restart implements Server: a clean shutdown of mysqld, then a new
 // container with the new flags on the same datadir.
 func (d *Docker) Restart(ctx context.Context, startup []Setting) error {
+	d.mu.Lock()
+	stopped := d.stopped
+	d.mu.Unlock()
+	if stopped {
+		return errors.New("docker server already stopped")
+	}
 	if err := d.stopContainer(ctx, 2*time.Minute); err != nil {
 		return err
 	}

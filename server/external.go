@@ -16,11 +16,12 @@ import (
 // ExternalConfig says how to reach a server benchmatrix does not own.
 type ExternalConfig struct {
 	// DSN in go-sql-driver form: user:pass@tcp(host:port)/db. The password
-	// may be left out of it (see Password).
-	DSN string
+	// may be left out of it (see Password). Not serialised: it may hold
+	// the password.
+	DSN string `json:"-"`
 	// Password is used when the DSN has none; when both are empty,
 	// $BENCHMATRIX_PASSWORD is read.
-	Password string
+	Password string `json:"-"`
 	// ConnectTimeout bounds the first connection (default 5s), so an
 	// unreachable server fails within seconds, naming its address.
 	ConnectTimeout time.Duration
@@ -348,6 +349,22 @@ func (e *External) ForeignTables(ctx context.Context, schema string, ours func(t
 		return nil, e.wrap("list tables in "+schema, err)
 	}
 	return foreign, nil
+}
+
+// String shows the configuration without the password.
+func (c ExternalConfig) String() string {
+	dsn := "(invalid DSN)"
+	if m, err := mysql.ParseDSN(c.DSN); err == nil {
+		if m.Passwd != "" {
+			m.Passwd = "********"
+		}
+		dsn = m.FormatDSN()
+	}
+	pw := ""
+	if c.Password != "" {
+		pw = "********"
+	}
+	return fmt.Sprintf("{DSN:%s Password:%s ConnectTimeout:%s}", dsn, pw, c.ConnectTimeout)
 }
 
 // String names the server without its password.

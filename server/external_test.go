@@ -267,3 +267,22 @@ func TestHidePassword(t *testing.T) {
 		t.Fatal("nil")
 	}
 }
+
+func TestConfigsHidePasswords(t *testing.T) {
+	t.Parallel()
+	ec := ExternalConfig{DSN: "u:hunter2@tcp(h:3306)/db", Password: "swordfish"}
+	dc := DockerConfig{Image: "x:y", Password: "swordfish"}
+	for _, v := range []any{ec, &ec, dc, &dc} {
+		for _, f := range []string{"%v", "%+v", "%s"} {
+			if s := fmt.Sprintf(f, v); strings.Contains(s, "hunter2") || strings.Contains(s, "swordfish") {
+				t.Errorf("%s shows a password: %s", f, s)
+			}
+		}
+		if b, _ := json.Marshal(v); strings.Contains(string(b), "hunter2") || strings.Contains(string(b), "swordfish") {
+			t.Errorf("JSON shows a password: %s", b)
+		}
+	}
+	if s := fmt.Sprint(ec); !strings.Contains(s, "h:3306") {
+		t.Errorf("address lost: %s", s)
+	}
+}
