@@ -6,7 +6,7 @@ BIN     := bin/benchmatrix
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
 
-.PHONY: build test check bench-matrix bench-smoke bench-vs-sysbench deps deps-test
+.PHONY: build test fuzz check bench-matrix bench-smoke bench-vs-sysbench deps deps-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
@@ -22,6 +22,14 @@ deps-test:
 # The tests CI runs (.ci/run): real sandboxes, sysbench as the yardstick.
 test: deps-test
 	$(GO) test -race -timeout 40m ./...
+	$(MAKE) fuzz FUZZTIME=10s
+
+# Fuzz the manifest decoder and the sysbench command-line parser (their
+# corpora are committed under testdata/fuzz); CI runs them briefly.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./experiment
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCommandLine$$' -fuzztime $(FUZZTIME) ./oltp
 
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \

@@ -5,6 +5,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,8 +180,14 @@ func ParseDuration(v any) (time.Duration, error) {
 		if x < 0 {
 			return 0, fmt.Errorf("%d is negative", x)
 		}
+		if x > int64(math.MaxInt64/time.Second) {
+			return 0, fmt.Errorf("%d seconds is too long", x)
+		}
 		return time.Duration(x) * time.Second, nil
 	case float64:
+		if x != x || x > float64(math.MaxInt64)/float64(time.Second) {
+			return 0, fmt.Errorf("%g is not a usable number of seconds", x)
+		}
 		if x < 0 {
 			return 0, fmt.Errorf("%g is negative", x)
 		}

@@ -180,6 +180,9 @@ func (d *decoder) validate(m *Manifest) {
 			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])
 		}
 	}
+	if n := matrixSize(m); n > MaxCellRuns {
+		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
+	}
 	if len(d.problems) > 0 {
 		return
 	}
@@ -232,6 +235,30 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// MaxCellRuns bounds a matrix: beyond it a manifest is almost surely a
+// mistake (and would take years to run).
+const MaxCellRuns = 100000
+
+// matrixSize counts cell runs before expanding (excludes ignored), in
+// floating point so that absurd products do not overflow.
+func matrixSize(m *Manifest) float64 {
+	n := float64(max(1, len(m.Scenarios))) * float64(max(1, m.Repeats))
+	zipped := map[string]bool{}
+	for _, g := range m.Zips {
+		for i, name := range g {
+			if i > 0 {
+				zipped[name] = true
+			}
+		}
+	}
+	for _, ax := range m.Axes {
+		if !zipped[ax.Name] {
+			n *= float64(max(1, len(ax.Values)))
+		}
+	}
+	return n
 }
 
 // Expand turns a validated manifest into its plan: every scenario × every

@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,7 +177,7 @@ var optionTable = map[string]optionSetter{
 	"report_interval": durOpt(func(o *Options) *time.Duration { return &o.ReportInterval }),
 	"percentile": func(o *Options, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f >= 100.0001 {
+		if err != nil || math.IsNaN(f) || f < 0 || f >= 100.0001 {
 			return fmt.Errorf("%q: want a number from 0 to 100", v)
 		}
 		o.Percentile = f
@@ -329,7 +330,7 @@ func setInt64(dst *int64, v string, min int64) error {
 func floatOpt(field func(*Options) *float64, min float64) optionSetter {
 	return func(o *Options, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("%q is not a number", v)
 		}
 		if f < min {
@@ -370,6 +371,9 @@ func durOpt(field func(*Options) *time.Duration) optionSetter {
 // ParseSeconds reads "10" or "0.5" as seconds, or a Go duration such as "1m".
 func ParseSeconds(v string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(f) || math.IsInf(f, 0) || f > float64(math.MaxInt64)/float64(time.Second) {
+			return 0, fmt.Errorf("%q is not a usable number of seconds", v)
+		}
 		if f < 0 {
 			return 0, fmt.Errorf("%q is negative", v)
 		}

@@ -189,7 +189,7 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		tail := lastLines(string(out), 15)
+		tail := firstAndLast(string(out), 15, 25)
 		if s.bin.Flavor == MySQL {
 			tail += readTail(filepath.Join(s.dir, "init.log"), 15)
 		}
@@ -586,6 +586,17 @@ func readTailFrom(path string, offset int64, n int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// firstAndLast keeps the first and last lines of a long output, where the
+// cause and the final error of a failed tool usually are.
+func firstAndLast(s string, first, last int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= first+last {
+		return strings.Join(lines, "\n")
+	}
+	out := append(append([]string(nil), lines[:first]...), "...")
+	return strings.Join(append(out, lines[len(lines)-last:]...), "\n")
 }
 
 func lastLines(s string, n int) string {
