@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,8 +210,13 @@ func TestDockerRemoveStaleContainers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(removed) != 1 || removed[0] != strings.TrimPrefix(res.Container.Name, "/") {
-		t.Fatalf("removed %v, want %s", removed, res.Container.Name)
+	// Another test process on this engine may have removed it first, so
+	// what counts is that it is gone.
+	if _, err := pool.Client.InspectContainer(res.Container.ID); err == nil {
+		t.Fatalf("stale container %s kept (removed %v)", res.Container.Name, removed)
+	}
+	if !slices.Contains(removed, strings.TrimPrefix(res.Container.Name, "/")) {
+		t.Logf("stale container removed by someone else; this call removed %v", removed)
 	}
 	if _, err := os.Stat(staleDir); !os.IsNotExist(err) {
 		t.Fatalf("stale dir %s kept: %v", staleDir, err)
