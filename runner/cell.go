@@ -81,6 +81,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	cfg := r.srv.Endpoint()
 	cfg.DBName = Schema
 	if c.Policy.Prewarm {
+		r.cfg.Progress.Phase("prewarm")
 		fmt.Fprintf(r.log, "    prewarm\n")
 		start := time.Now()
 		if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
@@ -89,6 +90,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		res.PrewarmSeconds = time.Since(start).Seconds()
 	}
 	if c.Policy.Drain {
+		r.cfg.Progress.Phase("drain")
 		if err := r.drain(ctx, c, res); err != nil {
 			return fail(fmt.Errorf("drain: %w", err))
 		}
@@ -119,6 +121,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	} else {
 		res.WarmupSeconds = o.Warmup.Seconds()
 	}
+	r.cfg.Progress.Phase("warm-up and measure")
 	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
 	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) {
 		iv.Start += offset
@@ -159,6 +162,7 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 	if sameSettings(want, r.srv.Startup()) {
 		return nil
 	}
+	r.cfg.Progress.Phase("restart")
 	fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
 	if err := r.srv.Restart(ctx, want); err != nil {
 		return fmt.Errorf("restart: %w", err)
@@ -230,6 +234,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 	defer func() { res.PrepareSeconds = time.Since(start).Seconds() }()
 	snap, canSnap := r.srv.(server.Snapshotter)
 	if canSnap && snap.HasSnapshot(key) {
+		r.cfg.Progress.Phase("restore snapshot")
 		fmt.Fprintf(r.log, "    restore the %s data from its snapshot\n", o.Workload)
 		if err := snap.Restore(ctx, key, r.srv.Startup()); err != nil {
 			r.loaded, r.loadedOpts = "", nil
@@ -249,6 +254,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 	if err := r.cfg.Workload.Cleanup(ctx, cfg, o); err != nil {
 		return fmt.Errorf("cleanup: %w", err)
 	}
+	r.cfg.Progress.Phase("prepare")
 	fmt.Fprintf(r.log, "    prepare %s: %d table(s) x %d rows\n", o.Workload, o.Tables, o.TableSize)
 	if err := r.cfg.Workload.Prepare(ctx, cfg, o); err != nil {
 		r.loaded, r.loadedOpts = "", nil
@@ -281,6 +287,7 @@ func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Optio
 	var ivs []oltp.Interval
 	var tps []float64
 	steady := false
+	r.cfg.Progress.Phase("warm-up until steady")
 	fmt.Fprintf(r.log, "    warm-up until steady (at most %s)\n", limit)
 	_, err := r.cfg.Workload.Run(wctx, cfg, o, func(iv oltp.Interval) {
 		iv.Phase = oltp.PhaseWarmup

@@ -52,6 +52,8 @@ type Config struct {
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
 	Resume *results.Run
+	// Progress, if set, hears which cell runs and in what phase.
+	Progress Progress
 	// Seeds are the random seeds of a stored run's cell runs (by
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
@@ -92,6 +94,10 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 	if log == nil {
 		log = io.Discard
 	}
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
+	}
+	defer cfg.Progress.Close()
 	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}}
 	return r.run(ctx)
 }
@@ -212,7 +218,9 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		}
 		cell := &r.plan.Cells[i]
 		fmt.Fprintf(r.log, "[%d/%d] %s (repeat %d)\n", i+1, len(r.plan.Cells), cell.Name, cell.Repeat)
+		r.cfg.Progress.Cell(i, len(r.plan.Cells), *cell)
 		res := r.runCell(ctx, cell)
+		r.cfg.Progress.CellDone()
 		if ctx.Err() != nil {
 			// An interrupted cell is not a finished one: keep it out of the
 			// results so a later run can redo it whole.

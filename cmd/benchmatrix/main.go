@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mattn/go-isatty"
+
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
@@ -227,8 +229,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	var progress io.Writer = stderr
-	if *quiet {
+	var bar *runner.Bar
+	switch {
+	case *quiet:
 		progress = io.Discard
+	case stderr == os.Stderr && isatty.IsTerminal(os.Stderr.Fd()):
+		bar = runner.NewBar(os.Stderr, plan)
+		progress = bar
 	}
 	server.RemoveStale(m.Server.TempDir, func(d string) {
 		fmt.Fprintf(stderr, "removed %s, left by a benchmatrix process that no longer runs\n", d)
@@ -242,6 +249,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Workload: runner.OLTP{Log: progress},
 		Resume:   stored,
 		Seeds:    seeds,
+	}
+	if bar != nil {
+		cfg.Progress = bar
 	}
 	run, err := runner.Run(ctx, plan, cfg)
 	if run != nil && len(run.Cells) > 0 {
