@@ -6,7 +6,7 @@ BIN     := bin/benchmatrix
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
 
-.PHONY: build test fuzz check bench-matrix bench-smoke bench-vs-sysbench deps deps-test
+.PHONY: build test fuzz check docker-image bench-matrix bench-smoke bench-vs-sysbench deps deps-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
@@ -19,8 +19,15 @@ deps:
 deps-test:
 	@scripts/ensure-deps.sh server sysbench
 
-# The tests CI runs (.ci/run): real sandboxes, sysbench as the yardstick.
-test: deps-test
+# The local MariaDB image for the docker provider (no registry needed): a
+# debootstrap root file system with Debian's mariadb-server, docker-imported.
+# Without a Docker engine it says so, and the docker tests skip.
+docker-image:
+	@if docker info >/dev/null 2>&1; then scripts/build-mariadb-image.sh; \
+	  else echo "no Docker engine reachable: skipping the image (docker provider tests will skip)"; fi
+
+# The tests CI runs (.ci/run): real sandboxes and containers, sysbench as the yardstick.
+test: deps-test docker-image
 	$(GO) test -race -timeout 40m ./...
 	$(MAKE) fuzz FUZZTIME=10s
 

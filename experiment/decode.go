@@ -34,7 +34,7 @@ func Parse(path, src string) (*Manifest, error) {
 		return nil, &Error{Path: path, Problems: []Problem{{Msg: "broken TOML: " + err.Error()}}}
 	}
 	d := &decoder{lines: indexLines(src), order: keyOrder(md)}
-	m := &Manifest{Path: path, Source: src, Repeats: 1, Duration: 0, Server: ServerSpec{Provider: "sandbox"}}
+	m := &Manifest{Path: path, Source: src, Repeats: 1, Duration: 0, Server: ServerSpec{Provider: "sandbox", Schema: "sbtest"}}
 	d.decode(raw, m)
 	if len(d.problems) == 0 {
 		d.validate(m)
@@ -296,8 +296,10 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 		switch k {
 		case "provider":
 			if s, ok := d.str(key, v); ok {
-				if s != "sandbox" {
-					d.problem(key, "provider %q is not available in this version (available: sandbox)", s)
+				switch s {
+				case "sandbox", "docker", "external":
+				default:
+					d.problem(key, "unknown provider %q (sandbox, docker or external)", s)
 				}
 				m.Server.Provider = s
 			}
@@ -305,6 +307,17 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 			m.Server.Binary, _ = d.str(key, v)
 		case "tmpdir":
 			m.Server.TempDir, _ = d.str(key, v)
+		case "image":
+			m.Server.Image, _ = d.str(key, v)
+		case "dsn":
+			m.Server.DSN, _ = d.str(key, v)
+		case "schema":
+			if s, ok := d.str(key, v); ok {
+				if !varNameRE.MatchString(strings.ToLower(s)) {
+					d.problem(key, "%q is not a plain schema name", s)
+				}
+				m.Server.Schema = s
+			}
 		case "config":
 			ct, ok := v.(map[string]any)
 			if !ok {
@@ -321,7 +334,7 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 				}
 			}
 		default:
-			d.problem(key, "unknown key (known: provider, binary, tmpdir, config)")
+			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, config)")
 		}
 	}
 }

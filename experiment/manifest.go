@@ -48,10 +48,18 @@ type Manifest struct {
 
 // ServerSpec is the [server] section.
 type ServerSpec struct {
-	Provider string  `json:"provider"`
-	Binary   string  `json:"binary,omitempty"`
-	TempDir  string  `json:"tmpdir,omitempty"`
-	Config   []Param `json:"config"` // [server.config]: startup options for every cell
+	Provider string `json:"provider"`
+	Binary   string `json:"binary,omitempty"`
+	TempDir  string `json:"tmpdir,omitempty"`
+	// Image is the Docker image (provider docker); it may also vary as an
+	// axis or scenario key, for version comparisons.
+	Image string `json:"image,omitempty"`
+	// DSN reaches an external server (provider external); its password is
+	// never stored: give it in BENCHMATRIX_PASSWORD, or in the DSN.
+	DSN string `json:"-"`
+	// Schema is the database the workload's tables live in.
+	Schema string  `json:"schema"`
+	Config []Param `json:"config"` // [server.config]: startup options for every cell
 }
 
 // Param is one key = value, the value kept as text in the form the
@@ -94,7 +102,7 @@ type Policy struct {
 
 // RunnerKeys are the parameters that belong to the runner rather than to
 // the workload or the server; they can vary as scenario or axis keys.
-var RunnerKeys = map[string]bool{"prewarm": true, "cold": true}
+var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true}
 
 // Problem is one thing wrong with a manifest.
 type Problem struct {

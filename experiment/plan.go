@@ -36,6 +36,8 @@ type Cell struct {
 	// Server holds the server variables this cell sets (scenario and axes);
 	// [server.config] is in the manifest and applies to every cell.
 	Server []Param `json:"server"`
+	// Image is the Docker image the cell runs on (provider docker).
+	Image string `json:"image,omitempty"`
 	// Policy is how the runner treats the cell: prewarm, cold start,
 	// automatic warm-up, drain.
 	Policy Policy `json:"policy"`
@@ -104,8 +106,17 @@ func (d *decoder) validate(m *Manifest) {
 	if m.Policy.DrainCap == 0 {
 		m.Policy.DrainCap = DefaultDrainCap
 	}
+	if m.Server.Provider == "docker" && m.Server.Image == "" {
+		m.Server.Image = server.DefaultDockerImage
+	}
 	probe := oltp.DefaultOptions()
 	check := func(key string, p Param) {
+		if p.Name == "image" {
+			if m.Server.Provider != "docker" {
+				d.problem(key, "image varies only with [server] provider = \"docker\"")
+			}
+			return
+		}
 		if RunnerKeys[p.Name] {
 			if _, err := parseBool(p.Value); err != nil {
 				d.problem(key, "%v", err)
@@ -319,12 +330,15 @@ func expand(m *Manifest) (*Plan, error) {
 			}
 			c.Workload = o
 			c.Policy = m.Policy
+			c.Image = m.Server.Image
 			for _, prm := range c.Params {
 				switch {
 				case prm.Name == "prewarm":
 					c.Policy.Prewarm, _ = parseBool(prm.Value)
 				case prm.Name == "cold":
 					c.Policy.Cold, _ = parseBool(prm.Value)
+				case prm.Name == "image":
+					c.Image = prm.Value
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -443,7 +457,7 @@ func excluded(rules []map[string]string, c Cell) bool {
 // groupKey orders cells so that those sharing loaded data and startup
 // options run together.
 func groupKey(c Cell) string {
-	return DataKey(c.Workload) + "|" + restartKey(c)
+	return c.Image + "|" + DataKey(c.Workload) + "|" + restartKey(c)
 }
 
 func restartKey(c Cell) string {
@@ -527,8 +541,11 @@ func (p *Plan) computeChanges() {
 	for i := range p.Cells {
 		c := &p.Cells[i]
 		var ch Change
-		if prev == nil {
+		if prev == nil || c.Image != prev.Image {
 			ch.Start, ch.Reload, ch.Reason = true, true, "first load"
+			if prev != nil {
+				ch.Reason = "new server (image " + c.Image + ")"
+			}
 		} else {
 			if c.Policy.Cold {
 				ch.Cold = true

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -44,6 +45,14 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		return res
 	}
 
+	if r.srv == nil || c.Image != r.image {
+		// A new image is a new server: the data is loaded again on it.
+		r.stopServer()
+		if err := r.startServer(ctx, *c); err != nil {
+			return fail(err)
+		}
+		res.Restarted = true
+	}
 	if !r.alive() {
 		r.recover(ctx)
 	}
@@ -79,7 +88,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	}
 	res.RandSeed = o.RandSeed
 	cfg := r.srv.Endpoint()
-	cfg.DBName = Schema
+	cfg.DBName = r.schema
 	if c.Policy.Prewarm {
 		r.cfg.Progress.Phase("prewarm")
 		fmt.Fprintf(r.log, "    prewarm\n")
@@ -155,6 +164,20 @@ func (r *Runner) recover(ctx context.Context) {
 	}
 }
 
+// globalApplier is a provider that applies SET GLOBAL itself (an external
+// server, which restores every changed global when it stops).
+type globalApplier interface {
+	ApplyGlobals(ctx context.Context, settings []server.Setting) (map[string]string, error)
+}
+
+// foreignTabler lists tables in a schema that the workload does not
+// define; prepare refuses such a schema unless told to go ahead.
+type foreignTabler interface {
+	ForeignTables(ctx context.Context, schema string, ours func(table string) bool) ([]string, error)
+}
+
+var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
+
 // restartIfNeeded restarts the server if the cell's startup options differ
 // from the running ones.
 func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
@@ -181,7 +204,12 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	if len(dyn) > 0 {
 		fmt.Fprintf(r.log, "    set %s\n", describe(dyn))
 	}
-	_, err := server.ApplyGlobals(ctx, db, dyn)
+	apply := func() (map[string]string, error) { return server.ApplyGlobals(ctx, db, dyn) }
+	if ga, ok := r.srv.(globalApplier); ok {
+		// The provider remembers what it changed, to put it back.
+		apply = func() (map[string]string, error) { return ga.ApplyGlobals(ctx, dyn) }
+	}
+	_, err := apply()
 	var ro *server.ReadOnlyError
 	if errors.As(err, &ro) {
 		// Not in the catalogue, but the server says it needs a restart.
@@ -245,7 +273,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		return nil
 	}
 	cfg := r.srv.Endpoint()
-	cfg.DBName = Schema
+	cfg.DBName = r.schema
 	if r.loadedOpts != nil {
 		if err := r.cfg.Workload.Cleanup(ctx, cfg, *r.loadedOpts); err != nil {
 			return fmt.Errorf("cleanup: %w", err)

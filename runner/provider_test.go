@@ -109,8 +109,8 @@ table_size = 1000
 sync_binlog = [0, 1]
 `)
 	var sb *server.Sandbox
-	start := func(ctx context.Context, startup []server.Setting) (server.Server, error) {
-		s, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: startup})
+	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
+		s, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: spec.Startup})
 		sb = s
 		return s, err
 	}

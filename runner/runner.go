@@ -28,8 +28,9 @@ import (
 // Version is the tool version recorded in results; cmd sets it at link time.
 var Version = "dev"
 
-// Schema is the database the workload's tables live in.
-const Schema = "sbtest"
+// DefaultSchema is the database the workload's tables live in unless the
+// manifest says otherwise.
+const DefaultSchema = "sbtest"
 
 // Workload is the engine as the runner uses it; oltpWorkload is the real
 // one, tests may substitute a fake.
@@ -40,8 +41,14 @@ type Workload interface {
 	Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error)
 }
 
-// StartFunc starts a server with the given startup options.
-type StartFunc func(ctx context.Context, startup []server.Setting) (server.Server, error)
+// StartSpec is what a new server must be.
+type StartSpec struct {
+	Startup []server.Setting
+	Image   string // Docker image, for provider docker
+}
+
+// StartFunc starts (or connects to) a server.
+type StartFunc func(ctx context.Context, spec StartSpec) (server.Server, error)
 
 // Config says where results go and how to reach servers.
 type Config struct {
@@ -54,6 +61,9 @@ type Config struct {
 	Resume *results.Run
 	// Progress, if set, hears which cell runs and in what phase.
 	Progress Progress
+	// Force lets prepare use a schema that holds tables the workload does
+	// not define (an external server's).
+	Force bool
 	// Seeds are the random seeds of a stored run's cell runs (by
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
@@ -68,6 +78,8 @@ type Runner struct {
 
 	srv        server.Server
 	flavor     server.Flavor
+	image      string // the running server's image (docker)
+	schema     string
 	loaded     string        // data key of what is loaded, "" for nothing
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
@@ -98,7 +110,11 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 		cfg.Progress = noProgress{}
 	}
 	defer cfg.Progress.Close()
-	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}}
+	schema := plan.Manifest.Server.Schema
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}, schema: schema}
 	return r.run(ctx)
 }
 
@@ -180,25 +196,19 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		return run, nil
 	}
 	first := r.plan.Cells[todo[0]]
-	fmt.Fprintf(r.log, "starting %s server\n", m.Server.Provider)
-	srv, err := r.cfg.Start(ctx, r.startupFor(first))
-	if err != nil {
-		return run, fmt.Errorf("start server: %w", err)
+	if err := r.startServer(ctx, first); err != nil {
+		return run, err
 	}
-	r.srv = srv
-	defer func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if serr := srv.Stop(stopCtx); serr != nil {
-			fmt.Fprintf(r.log, "stop server: %v\n", serr)
-		}
-	}()
-	info := srv.Info()
-	r.flavor = info.Flavor
+	defer func() { r.stopServer() }()
+	info := r.srv.Info()
 	run.Server = info
 	run.Host = hostFacts(info.Datadir)
-	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
-
+	if err := r.verifyStartup(ctx); err != nil {
+		return run, err
+	}
+	if err := r.checkSchema(ctx); err != nil {
+		return run, err
+	}
 	if err := r.checkVariables(ctx, run); err != nil {
 		return run, err
 	}
@@ -245,6 +255,89 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		return run, fmt.Errorf("%d of %d cell runs failed: %w", failed, len(r.plan.Cells), ErrCellsFailed)
 	}
 	return run, nil
+}
+
+// startServer starts (or connects to) the server the cell needs.
+func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
+	fmt.Fprintf(r.log, "starting %s server%s\n", r.m.Server.Provider, map[bool]string{true: " " + c.Image, false: ""}[c.Image != ""])
+	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image})
+	if err != nil {
+		return fmt.Errorf("start server: %w", err)
+	}
+	r.srv, r.image, r.loaded, r.loadedOpts = srv, c.Image, "", nil
+	info := srv.Info()
+	r.flavor = info.Flavor
+	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
+	return nil
+}
+
+func (r *Runner) stopServer() {
+	if r.srv == nil {
+		return
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := r.srv.Stop(stopCtx); err != nil {
+		fmt.Fprintf(r.log, "stop server: %v\n", err)
+	}
+	r.srv = nil
+}
+
+// startupVerifier is a server that cannot restart (an external one): every
+// restart-only value the plan needs must already be in effect.
+type startupVerifier interface {
+	VerifyStartup(ctx context.Context, startup []server.Setting) error
+}
+
+// verifyStartup refuses, before the first cell, a plan that needs restart-
+// only values a server cannot be restarted into, naming each variable.
+func (r *Runner) verifyStartup(ctx context.Context) error {
+	v, ok := r.srv.(startupVerifier)
+	if !ok {
+		return nil
+	}
+	seen := map[string]bool{}
+	var errs []error
+	for _, c := range r.plan.Cells {
+		var restartOnly []server.Setting
+		for _, s := range r.startupFor(c) {
+			if r.needsRestart(s.Name) {
+				restartOnly = append(restartOnly, s)
+			}
+		}
+		key := fmt.Sprint(restartOnly)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if err := v.VerifyStartup(ctx, restartOnly); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return &UsageError{Msg: fmt.Sprintf("the %s server cannot be restarted, and the plan needs restart-only values it does not have: %v",
+			r.m.Server.Provider, errors.Join(errs...))}
+	}
+	return nil
+}
+
+// checkSchema refuses, before the first cell, a schema holding tables the
+// workload does not define, unless Force: benchmatrix only ever creates and
+// drops its own sbtestN tables, and will not load next to other data.
+func (r *Runner) checkSchema(ctx context.Context) error {
+	ft, ok := r.srv.(foreignTabler)
+	if !ok || r.cfg.Force {
+		return nil
+	}
+	foreign, err := ft.ForeignTables(ctx, r.schema, workloadTableRE.MatchString)
+	if err != nil {
+		return err
+	}
+	if len(foreign) > 0 {
+		return &UsageError{Msg: fmt.Sprintf("schema %s holds tables the workload does not define (%s); run with --force to prepare "+
+			"next to them (only sbtestN tables are ever created or dropped) or give another [server] schema", r.schema, strings.Join(foreign, ", "))}
+	}
+	return nil
 }
 
 // startupFor is [server.config] plus the cell's variables that can only be
@@ -324,8 +417,8 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 		return &UsageError{Msg: fmt.Sprintf("%s: unknown server variable(s) %s: the %s server (%s) has no such variable and they are not workload options",
 			r.m.Path, strings.Join(unknown, ", "), r.flavor, run.Server.Version)}
 	}
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+Schema); err != nil {
-		return fmt.Errorf("create database %s: %w", Schema, err)
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+r.schema+"`"); err != nil {
+		return fmt.Errorf("create database %s: %w", r.schema, err)
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func needServer(t *testing.T) {
 	}
 }
 
-func sandboxStart(ctx context.Context, startup []server.Setting) (server.Server, error) {
-	return server.StartSandbox(ctx, server.SandboxConfig{Startup: startup})
+func sandboxStart(ctx context.Context, spec StartSpec) (server.Server, error) {
+	return server.StartSandbox(ctx, server.SandboxConfig{Startup: spec.Startup})
 }
 
 // ourServers lists server processes whose command line points into a

@@ -515,6 +515,7 @@ func KillAll() {
 	for _, s := range all {
 		s.kill()
 	}
+	killOthers()
 }
 
 // RemoveStale removes sandbox directories left by benchmatrix processes that

@@ -39,6 +39,7 @@ const usage = `benchmatrix: what does this server setting, workload change or ve
 
 Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q]
+                 [--provider sandbox|docker|external] [--dsn DSN] [--force]
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix plan MANIFEST
   benchmatrix report DIR
@@ -145,6 +146,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	repeats := fs.Int("repeats", 0, "repeats per cell, overriding the manifest")
 	quiet := fs.Bool("q", false, "no progress lines")
 	resume := fs.Bool("resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
+	provider := fs.String("provider", "", "sandbox, docker or external (overrides [server] provider)")
+	dsn := fs.String("dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $BENCHMATRIX_PASSWORD")
+	force := fs.Bool("force", false, "external server: prepare even if the schema holds tables the workload does not define")
 	rerun := fs.String("rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -170,6 +174,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if *provider != "" {
+		m.Server.Provider = *provider
+	}
+	if *dsn != "" {
+		m.Server.DSN = *dsn
+	}
+	if err := checkProvider(m); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
@@ -241,11 +255,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "removed %s, left by a benchmatrix process that no longer runs\n", d)
 	})
 	cfg := runner.Config{
-		OutDir: dir,
-		Log:    progress,
-		Start: func(ctx context.Context, startup []server.Setting) (server.Server, error) {
-			return server.StartSandbox(ctx, server.SandboxConfig{Binary: m.Server.Binary, TempDir: m.Server.TempDir, Startup: startup})
-		},
+		OutDir:   dir,
+		Log:      progress,
+		Start:    starter(m),
+		Force:    *force,
 		Workload: runner.OLTP{Log: progress},
 		Resume:   stored,
 		Seeds:    seeds,
@@ -262,6 +275,41 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(err, stderr)
 }
 
+func checkProvider(m *experiment.Manifest) error {
+	switch m.Server.Provider {
+	case "sandbox":
+	case "docker":
+		if m.Server.Image == "" {
+			m.Server.Image = server.DefaultDockerImage
+		}
+	case "external":
+		if m.Server.DSN == "" {
+			return fmt.Errorf("%s: provider external needs a server: give --dsn user@tcp(host:port)/schema or [server] dsn (the password in $%s)", m.Path, server.PasswordEnv)
+		}
+	default:
+		return fmt.Errorf("unknown provider %q (sandbox, docker or external)", m.Server.Provider)
+	}
+	return nil
+}
+
+// starter returns how the runner gets its server, by provider.
+func starter(m *experiment.Manifest) runner.StartFunc {
+	switch m.Server.Provider {
+	case "docker":
+		_, _ = server.RemoveStaleContainers(context.Background())
+		return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
+			return server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
+		}
+	case "external":
+		return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
+			return server.ConnectExternal(ctx, server.ExternalConfig{DSN: m.Server.DSN})
+		}
+	}
+	return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
+		return server.StartSandbox(ctx, server.SandboxConfig{Binary: m.Server.Binary, TempDir: m.Server.TempDir, Startup: spec.Startup})
+	}
+}
+
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
@@ -270,10 +318,12 @@ func exitCode(err error, stderr io.Writer) int {
 	var me *experiment.Error
 	var ue *runner.UsageError
 	var nf *server.NotFoundError
+	var du *server.DockerUnavailableError
+	var im *server.ImageMissingError
 	switch {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &me), errors.As(err, &ue), errors.As(err, &nf):
+	case errors.As(err, &me), errors.As(err, &ue), errors.As(err, &nf), errors.As(err, &du), errors.As(err, &im):
 		return exitUsage
 	}
 	return exitFailure
