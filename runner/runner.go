@@ -398,6 +398,12 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 		return err
 	}
 	run.Variables = all
+	if err := r.checkConnections(all); err != nil {
+		return err
+	}
+	if err := r.checkDisk(); err != nil {
+		return err
+	}
 	var unknown []string
 	seen := map[string]bool{}
 	for _, c := range r.plan.Cells {

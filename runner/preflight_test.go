@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Problems only the server or the machine can show are refused before the
+// first cell, with the numbers that decide them.
+func TestPreflightRefusals(t *testing.T) {
+	needServer(t)
+	for _, c := range []struct{ name, src, want string }{
+		{"threads above max_connections", `
+[workload]
+name = "oltp_point_select"
+[axes]
+threads = [1, 200]
+`, "max_connections is 151"},
+		{"data beyond the free disk", `
+[workload]
+name = "oltp_point_select"
+table_size = 2000000000
+tables = 4
+`, "free"},
+		{"unknown server variable", `
+[workload]
+name = "oltp_point_select"
+[scenarios]
+a = { sync_binlogg = 1 }
+`, "unknown server variable(s) sync_binlogg"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Run(context.Background(), planFrom(t, c.src), Config{OutDir: t.TempDir(), Start: sandboxStart})
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a UsageError mentioning %q", err, c.want)
+			}
+			if left := ourServers(t); len(left) > 0 {
+				t.Fatalf("servers left: %v", left)
+			}
+		})
+	}
+}
+
+func TestEstimateAndHumanBytes(t *testing.T) {
+	t.Parallel()
+	if got := humanBytes(3 << 30); got != "3.0 GiB" {
+		t.Errorf("humanBytes = %s", got)
+	}
+	if got := humanBytes(512); got != "512 B" {
+		t.Errorf("humanBytes = %s", got)
+	}
+}
