@@ -164,7 +164,12 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 func (s *Sandbox) datadir() string  { return filepath.Join(s.dir, "data") }
 func (s *Sandbox) errorLog() string { return filepath.Join(s.dir, "error.log") }
 
+func (s *Sandbox) tmpdir() string { return filepath.Join(s.dir, "tmp") }
+
 func (s *Sandbox) initDatadir(ctx context.Context) error {
+	if err := os.MkdirAll(s.tmpdir(), 0o700); err != nil {
+		return err
+	}
 	var cmd *exec.Cmd
 	switch s.bin.Flavor {
 	case MariaDB:
@@ -182,11 +187,15 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 	default:
 		// MySQL 5.7+: the server initialises its own datadir; root gets an
 		// empty password with --initialize-insecure.
-		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + s.datadir(),
+		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + s.datadir(), "--tmpdir=" + s.tmpdir(),
 			"--log-error=" + filepath.Join(s.dir, "init.log")}
 		args = append(args, userArgs()...)
 		cmd = exec.CommandContext(ctx, s.bin.Path, args...)
 	}
+	// A private TMPDIR: with a shared /tmp, concurrent initialisations
+	// collide on their temporary tables ("Unknown table
+	// 'mysql.tmp_proxies_priv'", "Error on delete of '/tmp/#sql-temptable-...'").
+	cmd.Env = append(os.Environ(), "TMPDIR="+s.tmpdir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tail := firstAndLast(string(out), 15, 25)
@@ -246,6 +255,7 @@ func (s *Sandbox) args(startup []Setting) []string {
 		"--port="+strconv.Itoa(s.port),
 		"--bind-address=127.0.0.1",
 		"--pid-file="+filepath.Join(s.dir, "mysqld.pid"),
+		"--tmpdir="+s.tmpdir(),
 		"--log-error="+s.errorLog(),
 		"--skip-name-resolve",
 		"--server-id=1",

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"benchmatrix/results"
+	"benchmatrix/server"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "benchmatrix-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "benchmatrix")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func needServer(t *testing.T) {
+	t.Helper()
+	if _, err := server.FindBinary(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must install a server: %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+// serversOf lists server processes whose sandbox belongs to process pid.
+func serversOf(pid int) []string {
+	marker := server.SandboxDirPrefix + strconv.Itoa(pid) + "-"
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) && strings.Contains(string(b), "--datadir") {
+			found = append(found, e.Name())
+		}
+	}
+	return found
+}
+
+func sandboxDirsOf(pid int) []string {
+	m, _ := filepath.Glob(filepath.Join(os.TempDir(), server.SandboxDirPrefix+strconv.Itoa(pid)+"-*"))
+	return m
+}
+
+const slowManifest = `
+[experiment]
+name = "slow"
+duration = "20s"
+warmup = "0s"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[scenarios]
+a = { sync_binlog = 0 }
+b = { sync_binlog = 1 }
+`
+
+func writeManifest(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "m.toml")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startRun starts `benchmatrix run` and waits until its server is up.
+func startRun(t *testing.T, manifest, out string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binary, "run", manifest, "-o", out)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(buf.String(), "warm-up") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("run did not reach the first cell:\n%s", buf.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return cmd, &buf
+}
+
+func exitStatus(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err == nil {
+		return 0
+	}
+	return -1
+}
+
+func TestSIGINTOnceKeepsResults(t *testing.T) {
+	needServer(t)
+	out := filepath.Join(t.TempDir(), "r")
+	cmd, buf := startRun(t, writeManifest(t, slowManifest), out)
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if code := exitStatus(err); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, buf.String())
+	}
+	if left := serversOf(cmd.Process.Pid); len(left) > 0 {
+		t.Fatalf("servers left: %v", left)
+	}
+	if d := sandboxDirsOf(cmd.Process.Pid); len(d) > 0 {
+		t.Fatalf("sandbox directories left: %v", d)
+	}
+	run, err := results.ReadRun(out)
+	if err != nil || run.Status != results.StatusInterrupted {
+		t.Fatalf("run.json: %v %+v", err, run)
+	}
+}
+
+func TestSIGINTTwiceExitsAtOnce(t *testing.T) {
+	needServer(t)
+	cmd, buf := startRun(t, writeManifest(t, slowManifest), filepath.Join(t.TempDir(), "r"))
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("a second SIGINT did not end the run")
+	}
+	if code := exitStatus(err); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, buf.String())
+	}
+	time.Sleep(200 * time.Millisecond)
+	if left := serversOf(cmd.Process.Pid); len(left) > 0 {
+		t.Fatalf("servers left: %v", left)
+	}
+}
+
+func TestSIGKILLLeavesNoServer(t *testing.T) {
+	needServer(t)
+	cmd, _ := startRun(t, writeManifest(t, slowManifest), filepath.Join(t.TempDir(), "r"))
+	pid := cmd.Process.Pid
+	if len(serversOf(pid)) == 0 {
+		t.Fatal("no server found for the running benchmatrix")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(serversOf(pid)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := serversOf(pid); len(left) > 0 {
+		t.Fatalf("servers outlived a SIGKILLed benchmatrix: %v", left)
+	}
+	if len(sandboxDirsOf(pid)) == 0 {
+		t.Fatal("expected the killed run's sandbox directory to remain until the next run")
+	}
+	// The next run reports and removes what the killed one left.
+	next := exec.Command(binary, "run", writeManifest(t, strings.Replace(slowManifest, `"20s"`, `"1s"`, 1)), "-o", filepath.Join(t.TempDir(), "r2"), "-q")
+	outb, err := next.CombinedOutput()
+	if err != nil {
+		t.Fatalf("next run: %v\n%s", err, outb)
+	}
+	if !strings.Contains(string(outb), "left by a benchmatrix process that no longer runs") {
+		t.Fatalf("the next run did not report the stale directory:\n%s", outb)
+	}
+	if d := sandboxDirsOf(pid); len(d) > 0 {
+		t.Fatalf("stale directories remain: %v", d)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"run"}, "want exactly one manifest"},
+		{[]string{"plan", "/nonexistent.toml"}, "no such file"},
+		{[]string{"oltp", "--tabels=2", "oltp_read_write", "run"}, "tabels"},
+		{[]string{"compare", "/nonexistent-a", "/nonexistent-b"}, "no such file"},
+	} {
+		cmd := exec.Command(binary, c.args...)
+		out, err := cmd.CombinedOutput()
+		if code := exitStatus(err); code != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: exit %d, output %q; want exit 2 mentioning %q", c.args, code, out, c.want)
+		}
+	}
+	bad := writeManifest(t, "[experiment]\nnme = 1\n[workload]\nname = \"oltp_insert\"\n")
+	out, err := exec.Command(binary, "run", bad).CombinedOutput()
+	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "line 2: experiment.nme") {
+		t.Errorf("bad manifest: exit %d, %s", code, out)
+	}
+}
