@@ -225,6 +225,11 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 		if end {
 			co.sh.requestStop()
 		}
+		if switchPhase {
+			// New events belong to the measured window from now on; the
+			// warm-up interval below still gets those that started before.
+			co.sh.phase.Store(phRun)
+		}
 		if tick || switchPhase {
 			co.emit(phase, ivStart, next)
 			ivStart = next
@@ -233,8 +238,7 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 			nextTick += ri
 		}
 		if switchPhase {
-			co.sh.phase.Store(phRun)
-			measureStart = time.Now()
+			measureStart = co.start.Add(warmEnd)
 			phase = phRun
 			base = warmEnd
 			nextTick = base + ri
