@@ -94,12 +94,12 @@ func join(prefix, k string) string {
 	return prefix + "." + k
 }
 
-var sections = map[string]bool{"experiment": true, "server": true, "workload": true, "scenarios": true, "axes": true}
+var sections = map[string]bool{"experiment": true, "server": true, "workload": true, "scenarios": true, "axes": true, "inject": true}
 
 func (d *decoder) decode(raw map[string]any, m *Manifest) {
 	for _, k := range d.keys("", raw) {
 		if !sections[k] {
-			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes])")
+			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes], [inject])")
 			continue
 		}
 		t, ok := raw[k].(map[string]any)
@@ -118,6 +118,8 @@ func (d *decoder) decode(raw map[string]any, m *Manifest) {
 			d.scenarios(t, m)
 		case "axes":
 			d.axes(t, m)
+		case "inject":
+			d.inject(t, m)
 		}
 	}
 }
@@ -166,7 +168,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			} else {
 				d.problem(key, "want a number of pages (0 or more)")
 			}
-		case "prewarm", "cold", "drain":
+		case "prewarm", "cold", "drain", "observe":
 			b, ok := v.(bool)
 			if !ok {
 				d.problem(key, "want true or false, got a %s", typeName(v))
@@ -179,6 +181,8 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				m.Policy.Cold = b
 			case "drain":
 				m.Policy.Drain = b
+			case "observe":
+				m.Policy.Observe = b
 			}
 		case "duration":
 			dur, err := ParseDuration(v)
@@ -224,7 +228,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				m.CellName = s
 			}
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, prewarm, cold, drain, drain_cap, drain_pages)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, prewarm, cold, drain, drain_cap, drain_pages, observe)")
 		}
 	}
 }
@@ -288,6 +292,38 @@ func (d *decoder) zip(key string, v any, m *Manifest) {
 		}
 		m.Zips = append(m.Zips, group)
 	}
+}
+
+func (d *decoder) inject(t map[string]any, m *Manifest) {
+	in := &Inject{SQL: "FLUSH TABLES WITH READ LOCK", Release: "UNLOCK TABLES"}
+	for _, k := range d.keys("inject", t) {
+		key, v := "inject."+k, t[k]
+		switch k {
+		case "every", "hold":
+			dur, err := ParseDuration(v)
+			if err != nil {
+				d.problem(key, "%v", err)
+				continue
+			}
+			if k == "every" {
+				in.Every = dur
+			} else {
+				in.Hold = dur
+			}
+		case "sql":
+			in.SQL, _ = d.str(key, v)
+		case "release":
+			in.Release, _ = d.str(key, v)
+		default:
+			d.problem(key, "unknown key (known: every, hold, sql, release)")
+		}
+	}
+	if in.Every <= 0 {
+		d.problem("inject.every", "missing or zero: how often to cause a stall, e.g. every = \"6s\"")
+	} else if in.Hold >= in.Every {
+		d.problem("inject.hold", "must be shorter than every (%s)", in.Every)
+	}
+	m.Inject = in
 }
 
 func (d *decoder) server(t map[string]any, m *Manifest) {

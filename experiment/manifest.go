@@ -39,8 +39,10 @@ type Manifest struct {
 	// scenario/axis=value/...
 	CellName string `json:"cell_name,omitempty"`
 
-	Server   ServerSpec `json:"server"`
-	Workload []Param    `json:"workload"` // [workload] keys, in file order
+	Server ServerSpec `json:"server"`
+	// Inject, when set, causes stalls on purpose during each cell.
+	Inject   *Inject `json:"inject,omitempty"`
+	Workload []Param `json:"workload"` // [workload] keys, in file order
 	// Scenarios in file order; empty means one unnamed scenario.
 	Scenarios []Scenario `json:"scenarios"`
 	Axes      []Axis     `json:"axes"`
@@ -95,14 +97,28 @@ type Policy struct {
 	WarmupCap  time.Duration `json:"warmup_cap,omitempty"`
 	// Drain waits before each cell until dirty pages fall below
 	// DrainPages or 1% of the buffer pool, at most DrainCap.
+	// Observe samples server and OS metrics, table growth and waits beside
+	// the cell (on by default; an axis measures what it costs).
+	Observe    bool          `json:"observe"`
 	Drain      bool          `json:"drain"`
 	DrainCap   time.Duration `json:"drain_cap,omitempty"`
 	DrainPages int64         `json:"drain_pages,omitempty"`
 }
 
+// Inject is the [inject] section: SQL run periodically from a side
+// connection during each cell, to cause stalls (for chaos experiments and
+// to check the stall detector): by default a global read lock held Hold
+// every Every.
+type Inject struct {
+	Every   time.Duration `json:"every"`
+	Hold    time.Duration `json:"hold"`
+	SQL     string        `json:"sql"`
+	Release string        `json:"release"`
+}
+
 // RunnerKeys are the parameters that belong to the runner rather than to
 // the workload or the server; they can vary as scenario or axis keys.
-var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true}
+var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true, "observe": true}
 
 // Problem is one thing wrong with a manifest.
 type Problem struct {

@@ -103,6 +103,9 @@ func (d *decoder) validate(m *Manifest) {
 	if !d.isSet("experiment.drain") {
 		m.Policy.Drain = true
 	}
+	if !d.isSet("experiment.observe") {
+		m.Policy.Observe = true
+	}
 	if m.Policy.DrainCap == 0 {
 		m.Policy.DrainCap = DefaultDrainCap
 	}
@@ -339,6 +342,8 @@ func expand(m *Manifest) (*Plan, error) {
 					c.Policy.Cold, _ = parseBool(prm.Value)
 				case prm.Name == "image":
 					c.Image = prm.Value
+				case prm.Name == "observe":
+					c.Policy.Observe, _ = parseBool(prm.Value)
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}

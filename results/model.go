@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchmatrix/experiment"
+	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/server"
 )
@@ -48,27 +49,28 @@ type Host struct {
 
 // Run is a whole matrix run: what was asked, where it ran, and every cell.
 type Run struct {
-	Tool         Tool               `json:"tool"`
-	Experiment   string             `json:"experiment"`
-	Description  string             `json:"description,omitempty"`
-	ManifestPath string             `json:"manifest_path"`
-	Manifest     string             `json:"manifest"` // the manifest text as run
-	ManifestHash string             `json:"manifest_sha256"`
-	Baseline     string             `json:"baseline,omitempty"`
-	Columns      []string           `json:"columns"`
-	ServerConfig []experiment.Param `json:"server_config"`
-	Plan         []experiment.Cell  `json:"plan"`
-	Order        string             `json:"order"`
-	Seed         int64              `json:"seed,omitempty"` // of a shuffled order
-	Status       string             `json:"status"`
-	Started      time.Time          `json:"started"`
-	Finished     time.Time          `json:"finished,omitempty"`
-	Server       server.Info        `json:"server"`
-	Host         Host               `json:"host"`
-	Cells        []Cell             `json:"cells"`
-	Notes        []string           `json:"notes,omitempty"`
-	Variables    map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
-	Fingerprint  *Fingerprint       `json:"fingerprint,omitempty"`
+	Tool          Tool               `json:"tool"`
+	Experiment    string             `json:"experiment"`
+	Description   string             `json:"description,omitempty"`
+	ManifestPath  string             `json:"manifest_path"`
+	Manifest      string             `json:"manifest"` // the manifest text as run
+	ManifestHash  string             `json:"manifest_sha256"`
+	Baseline      string             `json:"baseline,omitempty"`
+	Columns       []string           `json:"columns"`
+	MetricColumns []string           `json:"metric_columns,omitempty"`
+	ServerConfig  []experiment.Param `json:"server_config"`
+	Plan          []experiment.Cell  `json:"plan"`
+	Order         string             `json:"order"`
+	Seed          int64              `json:"seed,omitempty"` // of a shuffled order
+	Status        string             `json:"status"`
+	Started       time.Time          `json:"started"`
+	Finished      time.Time          `json:"finished,omitempty"`
+	Server        server.Info        `json:"server"`
+	Host          Host               `json:"host"`
+	Cells         []Cell             `json:"cells"`
+	Notes         []string           `json:"notes,omitempty"`
+	Variables     map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
+	Fingerprint   *Fingerprint       `json:"fingerprint,omitempty"`
 }
 
 // Cell is the outcome of one cell run.
@@ -114,7 +116,33 @@ type Cell struct {
 	// cell (at most the last 200 lines).
 	ServerLogLines string `json:"server_log_lines,omitempty"`
 
+	// What the observers saw: table growth, stalls (and the sampled
+	// metrics that moved at their onsets), performance_schema waits.
+	Growth        *Growth              `json:"growth,omitempty"`
+	Stalls        *observe.StallReport `json:"stalls,omitempty"`
+	StallEvidence []string             `json:"stall_evidence,omitempty"`
+	Waits         []observe.WaitEvent  `json:"waits,omitempty"`
+	// Injected holds the onsets (seconds on the cell's clock) of the stalls
+	// the [inject] section caused.
+	Injected     []float64 `json:"injected,omitempty"`
+	ObserveNotes []string  `json:"observe_notes,omitempty"`
+
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
+	// Metrics holds the sampled metrics per interval (aligned with
+	// Intervals, columns Run.MetricColumns); in intervals.csv.
+	Metrics [][]float64 `json:"-"`
+}
+
+// Growth is how the workload's tables changed over a cell.
+type Growth struct {
+	RowsBefore  int64 `json:"rows_before"`
+	RowsAfter   int64 `json:"rows_after"`
+	RowsDelta   int64 `json:"rows_delta"`
+	RowsExact   bool  `json:"rows_exact"` // counted, not estimated
+	BytesBefore int64 `json:"bytes_before"`
+	BytesAfter  int64 `json:"bytes_after"`
+	MaxIDBefore int64 `json:"max_id_before"`
+	MaxIDAfter  int64 `json:"max_id_after"`
 }
 
 // Param returns the cell's value for a varying parameter, or "".

@@ -29,7 +29,7 @@ func Reopen(dir string, stored *Run) (*Writer, error) {
 		header             []string
 	}{
 		{CellsFile, 0, -1, CellColumns(stored.Columns)},
-		{IntervalsFile, 0, 1, IntervalColumns},
+		{IntervalsFile, 0, 1, IntervalHeader(stored.MetricColumns)},
 	} {
 		repeatCol := f.repeatCol
 		if repeatCol < 0 {
@@ -45,7 +45,7 @@ func Reopen(dir string, stored *Run) (*Writer, error) {
 			return nil, err
 		}
 	}
-	return &Writer{Dir: dir, columns: stored.Columns}, nil
+	return &Writer{Dir: dir, columns: stored.Columns, metrics: stored.MetricColumns}, nil
 }
 
 func indexOf(xs []string, x string) int {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,6 +29,7 @@ const (
 type Writer struct {
 	Dir     string
 	columns []string
+	metrics []string
 }
 
 // CellColumns returns the header of cells.csv for the given varying
@@ -36,23 +38,29 @@ func CellColumns(params []string) []string {
 	h := []string{"cell", "scenario"}
 	h = append(h, params...)
 	return append(h, "repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
-		"errors", "reconnects", "events", "seconds", "error")
+		"errors", "reconnects", "events", "seconds", "rows_delta", "stall_count", "stall_seconds", "stall_period_s", "error")
 }
 
 // IntervalColumns is the header of intervals.csv.
 var IntervalColumns = []string{"cell", "repeat", "t", "phase", "tps", "qps", "lat_p95_ms", "errors",
 	"reads_s", "writes_s", "others_s", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "reconnects_s"}
 
-// Create makes the directory and writes the CSV headers.
-func Create(dir string, params []string) (*Writer, error) {
+// IntervalHeader is intervals.csv's header with the sampled metrics.
+func IntervalHeader(metrics []string) []string {
+	return append(append([]string(nil), IntervalColumns...), metrics...)
+}
+
+// Create makes the directory and writes the CSV headers; metrics are the
+// sampled metric columns of intervals.csv.
+func Create(dir string, params, metrics []string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	w := &Writer{Dir: dir, columns: params}
+	w := &Writer{Dir: dir, columns: params, metrics: metrics}
 	if err := writeFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalColumns})); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalHeader(metrics)})); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -61,7 +69,7 @@ func Create(dir string, params []string) (*Writer, error) {
 // AppendCell appends a finished cell run to cells.csv and its intervals to
 // intervals.csv.
 func (w *Writer) AppendCell(c *Cell) error {
-	if err := appendSync(filepath.Join(w.Dir, IntervalsFile), csvBytes(IntervalRows(c))); err != nil {
+	if err := appendSync(filepath.Join(w.Dir, IntervalsFile), csvBytes(IntervalRows(c, len(w.metrics)))); err != nil {
 		return err
 	}
 	return appendSync(filepath.Join(w.Dir, CellsFile), csvBytes([][]string{CellRow(c, w.columns)}))
@@ -80,14 +88,29 @@ func CellRow(c *Cell, params []string) []string {
 	} else {
 		row = append(row, "", "", "", "", "", "", "", "", "", "")
 	}
+	if g := c.Growth; g != nil {
+		row = append(row, strconv.FormatInt(g.RowsDelta, 10))
+	} else {
+		row = append(row, "")
+	}
+	if st := c.Stalls; st != nil {
+		period := ""
+		if st.PeriodSeconds > 0 {
+			period = f2(st.PeriodSeconds)
+		}
+		row = append(row, strconv.Itoa(st.Count), f2(st.TotalSeconds), period)
+	} else {
+		row = append(row, "", "", "")
+	}
 	// One line per row, so that a resumed run can check rows line by line.
 	return append(row, strings.Join(strings.Fields(c.Error), " "))
 }
 
-// IntervalRows renders a cell's intervals as intervals.csv rows.
-func IntervalRows(c *Cell) [][]string {
+// IntervalRows renders a cell's intervals as intervals.csv rows, with
+// nmetrics sampled metric columns (empty where nothing was sampled).
+func IntervalRows(c *Cell, nmetrics int) [][]string {
 	rows := make([][]string, 0, len(c.Intervals))
-	for _, iv := range c.Intervals {
+	for i, iv := range c.Intervals {
 		s := iv.Seconds()
 		rate := func(n int64) string {
 			if s <= 0 {
@@ -95,9 +118,21 @@ func IntervalRows(c *Cell) [][]string {
 			}
 			return f2(float64(n) / s)
 		}
-		rows = append(rows, []string{c.Name, strconv.Itoa(c.Repeat), f3(iv.End.Seconds()), string(iv.Phase),
+		row := []string{c.Name, strconv.Itoa(c.Repeat), f3(iv.End.Seconds()), string(iv.Phase),
 			rate(iv.Events), rate(iv.Reads + iv.Writes + iv.Others), f3(iv.LatP95), strconv.FormatInt(iv.Errors, 10),
-			rate(iv.Reads), rate(iv.Writes), rate(iv.Others), f3(iv.LatP50), f3(iv.LatP99), f3(iv.LatMax), rate(iv.Reconnects)})
+			rate(iv.Reads), rate(iv.Writes), rate(iv.Others), f3(iv.LatP50), f3(iv.LatP99), f3(iv.LatMax), rate(iv.Reconnects)}
+		for j := 0; j < nmetrics; j++ {
+			v := math.NaN()
+			if i < len(c.Metrics) && j < len(c.Metrics[i]) {
+				v = c.Metrics[i][j]
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				row = append(row, "")
+			} else {
+				row = append(row, strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64))
+			}
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -21,6 +21,19 @@ import (
 // process still runs.
 type aliver interface{ Alive() bool }
 
+// dying reports whether the server is gone after a failure. A killed
+// server closes its connections a moment before its process is reaped, so
+// this waits up to a second for the exit to show.
+func (r *Runner) dying() bool {
+	for i := 0; i < 20; i++ {
+		if !r.alive() {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
 func (r *Runner) alive() bool {
 	if a, ok := r.srv.(aliver); ok {
 		return a.Alive()
@@ -37,7 +50,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	fail := func(err error) *results.Cell {
 		res.Status = results.CellFailed
 		res.Error = err.Error()
-		if !r.alive() {
+		if r.dying() {
 			res.ServerLog = r.srv.LogTail(20)
 			res.Error = "the server died: " + res.Error
 			r.recover(ctx)
@@ -106,6 +119,11 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	}
 	var intervals []oltp.Interval
 	var offset time.Duration
+	watch := r.startWatch(ctx, c, res)
+	defer func() {
+		res.Intervals = intervals
+		watch.stop(context.WithoutCancel(ctx))
+	}()
 	if c.Policy.WarmupAuto {
 		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap)
 		if ctx.Err() != nil {

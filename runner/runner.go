@@ -20,6 +20,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/experiment"
+	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -122,21 +123,22 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	m := r.m
 	sum := sha256.Sum256([]byte(m.Source))
 	run := &results.Run{
-		Tool:         results.Tool{Name: "benchmatrix", Version: Version, GoVersion: runtime.Version()},
-		Experiment:   m.Name,
-		Description:  m.Description,
-		ManifestPath: m.Path,
-		Manifest:     m.Source,
-		ManifestHash: hex.EncodeToString(sum[:]),
-		Baseline:     m.Baseline,
-		Columns:      r.plan.Columns,
-		ServerConfig: m.Server.Config,
-		Plan:         r.plan.Cells,
-		Order:        r.plan.Order,
-		Seed:         r.plan.Seed,
-		Status:       results.StatusRunning,
-		Started:      time.Now(),
-		Host:         hostFacts(""),
+		Tool:          results.Tool{Name: "benchmatrix", Version: Version, GoVersion: runtime.Version()},
+		Experiment:    m.Name,
+		Description:   m.Description,
+		ManifestPath:  m.Path,
+		Manifest:      m.Source,
+		ManifestHash:  hex.EncodeToString(sum[:]),
+		Baseline:      m.Baseline,
+		Columns:       r.plan.Columns,
+		MetricColumns: metricColumns(r.plan),
+		ServerConfig:  m.Server.Config,
+		Plan:          r.plan.Cells,
+		Order:         r.plan.Order,
+		Seed:          r.plan.Seed,
+		Status:        results.StatusRunning,
+		Started:       time.Now(),
+		Host:          hostFacts(""),
 	}
 	done := map[string]bool{}
 	var w *results.Writer
@@ -157,7 +159,7 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		}
 		w, err = results.Reopen(r.cfg.OutDir, old)
 	} else {
-		w, err = results.Create(r.cfg.OutDir, r.plan.Columns)
+		w, err = results.Create(r.cfg.OutDir, r.plan.Columns, run.MetricColumns)
 	}
 	if err != nil {
 		return nil, err
@@ -425,6 +427,17 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+r.schema+"`"); err != nil {
 		return fmt.Errorf("create database %s: %w", r.schema, err)
+	}
+	return nil
+}
+
+// metricColumns are the sampled columns of intervals.csv: the observer's,
+// when any cell observes.
+func metricColumns(p *experiment.Plan) []string {
+	for _, c := range p.Cells {
+		if c.Policy.Observe {
+			return observe.Columns()
+		}
 	}
 	return nil
 }

@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/observe"
+	"benchmatrix/oltp"
+	"benchmatrix/results"
+)
+
+// TopWaits is how many performance_schema wait events a cell keeps.
+const TopWaits = 10
+
+// pider is a provider that knows its server's process id (for the
+// server's CPU column).
+type pider interface{ PID() int }
+
+// watch is what observes one cell: the sampler and the stall injector run
+// beside the workload on their own connections; table and wait snapshots
+// are taken before and after.
+type watch struct {
+	r       *Runner
+	c       *experiment.Cell
+	res     *results.Cell
+	db      *sql.DB
+	sampler *observe.Sampler
+	inj     *observe.Injector
+	injStop context.CancelFunc
+	injDone chan error
+
+	closeSampler func() error
+
+	tablesBefore observe.TableStat
+	haveBefore   bool
+	waitsBefore  observe.WaitSnapshot
+}
+
+func tableNames(o oltp.Options) []string {
+	n := o.Tables
+	if o.Workload == "bulk_insert" {
+		n = o.Threads
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("sbtest%d", i+1)
+	}
+	return names
+}
+
+// startWatch takes the "before" snapshots and starts the sampler and the
+// injector. Observation never fails a cell: what cannot be observed is
+// noted and left empty.
+func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *results.Cell) *watch {
+	w := &watch{r: r, c: c, res: res}
+	if !c.Policy.Observe && r.m.Inject == nil {
+		return w
+	}
+	cfg := r.srv.Endpoint()
+	db, err := observe.OpenDB(cfg)
+	if err != nil {
+		res.ObserveNotes = append(res.ObserveNotes, "observe: "+err.Error())
+		return w
+	}
+	w.db = db
+	if c.Policy.Observe {
+		if st, err := observe.TableStats(ctx, db, r.schema, tableNames(c.Workload)); err == nil {
+			w.tablesBefore, w.haveBefore = st, true
+		} else {
+			res.ObserveNotes = append(res.ObserveNotes, "table sizes: "+err.Error())
+		}
+		if ws, err := observe.Waits(ctx, db); err == nil {
+			w.waitsBefore = ws
+		}
+		sdb, err := observe.OpenDB(cfg)
+		if err == nil {
+			pid := 0
+			if p, ok := r.srv.(pider); ok {
+				pid = p.PID()
+			}
+			info := r.srv.Info()
+			w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid})
+			if err != nil {
+				sdb.Close()
+				res.ObserveNotes = append(res.ObserveNotes, "sampler: "+err.Error())
+			} else {
+				w.closeSampler = sdb.Close
+			}
+		}
+	}
+	if in := r.m.Inject; in != nil {
+		idb, err := observe.OpenDB(cfg)
+		if err == nil {
+			w.inj = &observe.Injector{Every: in.Every, Hold: in.Hold, SQL: in.SQL, Release: in.Release}
+			ictx, cancel := context.WithCancel(ctx)
+			w.injStop, w.injDone = cancel, make(chan error, 1)
+			go func() { w.injDone <- w.inj.Run(ictx, idb); idb.Close() }()
+		}
+	}
+	return w
+}
+
+// stop ends the sampler and the injector and records what they saw, with
+// the measured intervals: metrics per interval, stalls, growth, waits.
+func (w *watch) stop(ctx context.Context) {
+	res := w.res
+	if w.injStop != nil {
+		w.injStop()
+		if err := <-w.injDone; err != nil {
+			res.ObserveNotes = append(res.ObserveNotes, "inject: "+err.Error())
+		}
+		for _, t := range w.inj.Onsets() {
+			res.Injected = append(res.Injected, t.Seconds())
+		}
+	}
+	if w.db == nil {
+		return
+	}
+	defer w.db.Close()
+	var rows []observe.Row
+	if w.sampler != nil {
+		samples := w.sampler.Stop()
+		res.ObserveNotes = append(res.ObserveNotes, w.sampler.Notes()...)
+		w.closeSampler()
+		rows = observe.Align(observe.Rates(samples), time.Second, len(res.Intervals))
+		res.Metrics = make([][]float64, len(rows))
+		for i, row := range rows {
+			res.Metrics[i] = row.Values
+		}
+	}
+	if !w.c.Policy.Observe {
+		return
+	}
+	// Stalls in the measured window only; the sampled rows alongside.
+	var tps []float64
+	var runRows []observe.Row
+	for i, iv := range res.Intervals {
+		if iv.Phase != oltp.PhaseRun {
+			continue
+		}
+		if s := iv.Seconds(); s > 0 {
+			tps = append(tps, float64(iv.Events)/s)
+			if i < len(rows) {
+				runRows = append(runRows, rows[i])
+			}
+		}
+	}
+	if len(tps) > 0 {
+		rep := observe.DetectStalls(tps, time.Second, observe.StallOptions{})
+		res.Stalls = &rep
+		if len(runRows) == len(tps) {
+			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
+		}
+	}
+	if ws, err := observe.Waits(ctx, w.db); err == nil {
+		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
+	}
+	if w.haveBefore {
+		if after, err := observe.TableStats(ctx, w.db, w.r.schema, tableNames(w.c.Workload)); err == nil {
+			g := observe.Growth(w.tablesBefore, after)
+			res.Growth = &results.Growth{RowsBefore: w.tablesBefore.Rows, RowsAfter: after.Rows, RowsDelta: g.Rows, RowsExact: g.RowsExact,
+				BytesBefore: w.tablesBefore.DataBytes + w.tablesBefore.IndexBytes, BytesAfter: after.DataBytes + after.IndexBytes,
+				MaxIDBefore: w.tablesBefore.MaxID, MaxIDAfter: after.MaxID}
+		} else {
+			res.ObserveNotes = append(res.ObserveNotes, "table sizes after: "+err.Error())
+		}
+	}
+}
