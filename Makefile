@@ -6,7 +6,7 @@ BIN     := bin/benchmatrix
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
 
-.PHONY: build test fuzz check docker-image bench-matrix bench-smoke bench-vs-sysbench deps deps-test
+.PHONY: build test fuzz check docker-image bench-matrix bench-smoke bench-observe bench-vs-sysbench deps deps-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
@@ -51,6 +51,10 @@ bench-matrix: deps build
 # Seconds-long end-to-end run of manifests/smoke.toml.
 bench-smoke: deps build
 	$(BIN) run manifests/smoke.toml -o $${BENCH_OUT:-runs/smoke-$$(date +%Y%m%d-%H%M%S)}
+
+# What sampling costs: manifests/observer-cost.toml (on vs off, interleaved).
+bench-observe: deps build
+	$(BIN) run manifests/observer-cost.toml -o $${BENCH_OUT:-runs/observer-cost-$$(date +%Y%m%d-%H%M%S)}
 
 bench-vs-sysbench: deps-test
 	$(GO) run ./cmd/bench-vs-sysbench

@@ -39,7 +39,7 @@ const usage = `benchmatrix: what does this server setting, workload change or ve
 
 Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q]
-                 [--provider sandbox|docker|external] [--dsn DSN] [--force]
+                 [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix plan MANIFEST
   benchmatrix report DIR
@@ -148,6 +148,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	resume := fs.Bool("resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
 	provider := fs.String("provider", "", "sandbox, docker or external (overrides [server] provider)")
 	dsn := fs.String("dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $BENCHMATRIX_PASSWORD")
+	observeFlag := fs.String("observe", "", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
 	force := fs.Bool("force", false, "external server: prepare even if the schema holds tables the workload does not define")
 	rerun := fs.String("rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	pos, err := parseInterleaved(fs, args)
@@ -230,6 +231,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		wp = &warmup.d
 	}
 	plan.Override(dp, wp)
+	switch *observeFlag {
+	case "":
+	case "on", "off":
+		for i := range plan.Cells {
+			plan.Cells[i].Policy.Observe = *observeFlag == "on"
+		}
+	default:
+		fmt.Fprintf(stderr, "benchmatrix run: --observe=%s: want on or off\n", *observeFlag)
+		return exitUsage
+	}
 	seeds := map[string]int64{}
 	if previous != nil {
 		for i := range plan.Cells {
