@@ -330,8 +330,11 @@ func setInt64(dst *int64, v string, min int64) error {
 func floatOpt(field func(*Options) *float64, min float64) optionSetter {
 	return func(o *Options, v string) error {
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		if err != nil {
 			return fmt.Errorf("%q is not a number", v)
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%q is not a finite number", v)
 		}
 		if f < min {
 			return fmt.Errorf("%g is below the minimum %g", f, min)
