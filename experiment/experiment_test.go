@@ -260,3 +260,17 @@ func TestShippedManifestsPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionTheWorkloadDoesNotRead(t *testing.T) {
+	t.Parallel()
+	_, err := Parse("m.toml", "[workload]\nname = \"oltp_insert\"\npoint_selects = 5\n")
+	if err == nil || !strings.Contains(err.Error(), "line 3: workload.point_selects: oltp_insert does not read point_selects") {
+		t.Fatalf("got %v", err)
+	}
+	// An axis over workloads: reinsert_id is fine for oltp_read_write, not
+	// for oltp_point_select.
+	_, err = Parse("m.toml", "[workload]\nname = \"oltp_read_write\"\nreinsert_id = \"auto\"\n[axes]\nworkload = [\"oltp_read_write\", \"oltp_point_select\"]\n")
+	if err == nil || !strings.Contains(err.Error(), "oltp_point_select does not read reinsert_id") {
+		t.Fatalf("got %v", err)
+	}
+}

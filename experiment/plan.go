@@ -217,6 +217,7 @@ func (d *decoder) validate(m *Manifest) {
 		d.problem("", "the matrix is empty: no cell to run")
 	}
 	seen := map[string]bool{}
+	reported := map[string]bool{}
 	for _, c := range plan.Cells {
 		if c.Repeat != 1 || seen[c.Name] {
 			continue
@@ -225,7 +226,41 @@ func (d *decoder) validate(m *Manifest) {
 		if err := c.Workload.Validate(); err != nil {
 			d.problem(cellKey(m, c), "cell %s: %v", c.Name, err)
 		}
+		// An option the cell's workload does not read is a mistake.
+		check := func(key string, p Param) {
+			if p.Name == "workload" || !IsWorkloadKey(p.Name) || reported[key] {
+				return
+			}
+			if ok, only := oltp.OptionApplies(p.Name, c.Workload.Workload); !ok {
+				reported[key] = true
+				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload, p.Name, strings.Join(only, ", "))
+			}
+		}
+		for _, p := range m.Workload {
+			check("workload."+p.Name, p)
+		}
+		for _, sc := range m.Scenarios {
+			if sc.Name == c.Scenario {
+				for _, p := range sc.Params {
+					check("scenarios."+sc.Name+"."+p.Name, p)
+				}
+			}
+		}
+		for _, p := range c.Params {
+			if isAxis(m, p.Name) {
+				check("axes."+p.Name, p)
+			}
+		}
 	}
+}
+
+func isAxis(m *Manifest, name string) bool {
+	for _, ax := range m.Axes {
+		if ax.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *decoder) isSet(key string) bool { _, ok := d.order[key]; return ok }

@@ -403,3 +403,41 @@ func identRE(s string) bool {
 	}
 	return true
 }
+
+// scriptOptions are the options only some workloads read; every other
+// option applies to all of them. sysbench accepts every oltp_common option
+// for every script and ignores the ones a script does not use; manifests
+// are stricter (OptionApplies), so that a typo'd experiment says so.
+var scriptOptions = map[string][]string{
+	"random_points":     {"select_random_points"},
+	"number_of_ranges":  {"select_random_ranges"},
+	"delta":             {"select_random_ranges"},
+	"reinsert_id":       {"oltp_read_write", "oltp_write_only", "oltp_legacy"},
+	"delete_inserts":    {"oltp_read_write", "oltp_write_only", "oltp_legacy"},
+	"index_updates":     {"oltp_read_write", "oltp_write_only", "oltp_update_index", "oltp_legacy"},
+	"non_index_updates": {"oltp_read_write", "oltp_write_only", "oltp_update_non_index", "oltp_legacy"},
+	"point_selects":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"simple_ranges":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"sum_ranges":        {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"order_ranges":      {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"distinct_ranges":   {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"range_selects":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"range_size":        {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
+	"skip_trx":          {"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_legacy"},
+}
+
+// OptionApplies reports whether a workload reads an option, and if not,
+// which workloads do.
+func OptionApplies(option, workload string) (bool, []string) {
+	canon, _ := CanonicalOption(option)
+	only, ok := scriptOptions[canon]
+	if !ok {
+		return true, nil
+	}
+	for _, w := range only {
+		if w == workload {
+			return true, nil
+		}
+	}
+	return false, only
+}
