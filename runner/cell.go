@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -20,6 +21,28 @@ import (
 // aliver is implemented by providers that can tell whether their server
 // process still runs.
 type aliver interface{ Alive() bool }
+
+// noSpace names a full filesystem under the datadir as the cause of a
+// failure: the server's "table is full" (1114) or "no space" (errno 28),
+// or less than 1% of the filesystem left.
+func (r *Runner) noSpace(err error) string {
+	dir := r.srv.Info().Datadir
+	msg := err.Error()
+	full := strings.Contains(msg, "Error 1114") || strings.Contains(msg, "is full") ||
+		strings.Contains(msg, "No space left") || strings.Contains(msg, "errno: 28") || strings.Contains(msg, "Errcode: 28")
+	var st syscall.Statfs_t
+	if dir != "" && syscall.Statfs(dir, &st) == nil {
+		free := int64(st.Bavail) * int64(st.Bsize)
+		total := int64(st.Blocks) * int64(st.Bsize)
+		if full || (total > 0 && free < total/100) {
+			return fmt.Sprintf("no space left on the filesystem under %s (%s free)", dir, humanBytes(free))
+		}
+	}
+	if full {
+		return "no space left for the server's data"
+	}
+	return ""
+}
 
 // dying reports whether the server is gone after a failure. A killed
 // server closes its connections a moment before its process is reaped, so
@@ -50,6 +73,9 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	fail := func(err error) *results.Cell {
 		res.Status = results.CellFailed
 		res.Error = err.Error()
+		if note := r.noSpace(err); note != "" {
+			res.Error = note + ": " + res.Error
+		}
 		if r.dying() {
 			res.ServerLog = r.srv.LogTail(20)
 			res.Error = "the server died: " + res.Error
