@@ -53,3 +53,31 @@ func TestEstimateAndHumanBytes(t *testing.T) {
 		t.Errorf("humanBytes = %s", got)
 	}
 }
+
+// 1,000 threads on a small server: with max_connections raised it runs;
+// every worker has its own connection.
+func TestThousandThreads(t *testing.T) {
+	needServer(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "3s"
+warmup = "0s"
+[server.config]
+max_connections = 1100
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+threads = 1000
+`)
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: sandboxStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Cells[0]
+	if c.Result == nil || c.Result.Events == 0 {
+		t.Fatalf("no events: %+v", c)
+	}
+	if c.Result.Fairness.EventsAvg <= 0 {
+		t.Fatalf("fairness: %+v", c.Result.Fairness)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -215,5 +217,56 @@ func TestUsageErrorsExit2(t *testing.T) {
 	out, err := exec.Command(binary, "run", bad).CombinedOutput()
 	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "line 2: experiment.nme") {
 		t.Errorf("bad manifest: exit %d, %s", code, out)
+	}
+}
+
+func TestUnreachableServerFailsFast(t *testing.T) {
+	t.Parallel()
+	m := writeManifest(t, "[server]\nprovider = \"external\"\n[workload]\nname = \"oltp_point_select\"\n")
+	start := time.Now()
+	out, err := exec.Command(binary, "run", m, "--dsn", "bench:hunter2-secret@tcp(127.0.0.1:1)/", "-o", filepath.Join(t.TempDir(), "r")).CombinedOutput()
+	if exitStatus(err) == 0 || !strings.Contains(string(out), "127.0.0.1:1") {
+		t.Fatalf("exit %d:\n%s", exitStatus(err), out)
+	}
+	if strings.Contains(string(out), "hunter2") {
+		t.Fatalf("the password is in the output:\n%s", out)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("took %s to give up", d)
+	}
+}
+
+// A --rate far above capacity measures the overload (late and dropped
+// events, latency from the intended start) instead of aborting.
+func TestRateAboveCapacity(t *testing.T) {
+	needServer(t)
+	ctx := context.Background()
+	sb, err := server.StartSandbox(ctx, server.SandboxConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Stop(ctx)
+	_, port, _ := strings.Cut(sb.Endpoint().Addr, ":")
+	conn := []string{"--mysql-host=127.0.0.1", "--mysql-port=" + port, "--mysql-user=root", "--mysql-db=sbtest", "--tables=1", "--table-size=1000"}
+	if out, err := exec.Command(binary, append(append([]string{"oltp"}, conn...), "oltp_point_select", "prepare")...).CombinedOutput(); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	args := append(append([]string{"oltp"}, conn...), "--rate=1000000", "--time=3", "--threads=2", "--format=json", "oltp_point_select", "run")
+	out, err := exec.Command(binary, args...).Output()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	var doc struct {
+		Result struct {
+			Events  int64 `json:"events"`
+			Late    int64 `json:"late"`
+			Dropped int64 `json:"dropped"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Result.Events == 0 || doc.Result.Late+doc.Result.Dropped == 0 {
+		t.Fatalf("overload not measured: %+v\n%s", doc.Result, out)
 	}
 }
