@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -36,10 +37,12 @@ func Parse(path, src string) (*Manifest, error) {
 	d := &decoder{lines: indexLines(src), order: keyOrder(md)}
 	m := &Manifest{Path: path, Source: src, Repeats: 1, Duration: 0, Server: ServerSpec{Provider: "sandbox", Schema: "sbtest"}}
 	d.decode(raw, m)
-	if len(d.problems) == 0 {
-		d.validate(m)
-	}
+	d.validate(m)
 	if len(d.problems) > 0 {
+		sort.SliceStable(d.problems, func(i, j int) bool {
+			a, b := d.problems[i].Line, d.problems[j].Line
+			return a != 0 && (b == 0 || a < b)
+		})
 		return nil, &Error{Path: path, Problems: d.problems}
 	}
 	return m, nil

@@ -157,6 +157,10 @@ func (d *decoder) validate(m *Manifest) {
 			check("axes."+ax.Name, Param{Name: ax.Name, Value: v})
 		}
 	}
+	if len(d.problems) > 0 {
+		// What follows expands the matrix, which needs valid values.
+		return
+	}
 	if m.Baseline != "" && !names[m.Baseline] {
 		plan, _ := expand(m)
 		found := false
