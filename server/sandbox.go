@@ -152,7 +152,7 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 			sb.kill()
 		}
 	}()
-	if err := sb.initDatadir(ctx); err != nil {
+	if err := sb.datadirFromGolden(ctx); err != nil {
 		return nil, err
 	}
 	if err := sb.launch(ctx, cfg.Startup); err != nil {
@@ -166,6 +166,8 @@ func (s *Sandbox) errorLog() string { return filepath.Join(s.dir, "error.log") }
 
 func (s *Sandbox) tmpdir() string { return filepath.Join(s.dir, "tmp") }
 
+// initDatadir initialises an empty datadir in s.datadir() with the
+// flavor's own tool.
 func (s *Sandbox) initDatadir(ctx context.Context) error {
 	if err := os.MkdirAll(s.tmpdir(), 0o700); err != nil {
 		return err

@@ -52,6 +52,7 @@ func main() {
 	ctx, stop := signalContext()
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	server.Cleanup()
 	os.Exit(code)
 }
 
@@ -72,6 +73,7 @@ func signalContext() (context.Context, func()) {
 			}
 			fmt.Fprintln(os.Stderr, "benchmatrix: interrupted twice; killing servers and exiting")
 			server.KillAll()
+			server.Cleanup()
 			os.Exit(exitInterrupted)
 		}
 	}()
