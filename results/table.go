@@ -149,6 +149,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 			return err
 		}
 	}
+	writePlotsSection(w, r)
 	writeExplain(w, r)
 	var failed []Cell
 	for _, c := range r.Cells {

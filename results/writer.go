@@ -146,20 +146,10 @@ func (w *Writer) WriteRun(r *Run) error {
 	return writeFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
 }
 
-// WriteSummary replaces summary.md atomically.
+// WriteSummary replaces summary.md and results.txt atomically, after
+// drawing the plots that summary.md links (see writeReports).
 func (w *Writer) WriteSummary(r *Run) error {
-	var b bytes.Buffer
-	if err := WriteMarkdown(&b, r); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(w.Dir, SummaryFile), b.Bytes()); err != nil {
-		return err
-	}
-	b.Reset()
-	if err := WriteBenchFormat(&b, r); err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(w.Dir, BenchFile), b.Bytes())
+	return writeReports(w.Dir, r)
 }
 
 // ReadRun loads run.json from a results directory.

@@ -1,0 +1,863 @@
+package results
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"benchmatrix/oltp"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PlotsDir is the folder of a results directory that holds the plots.
+const PlotsDir = "plots"
+
+// PlotFile is one figure of a results directory.
+type PlotFile struct {
+	Title string
+	Path  string // relative to the results directory, slash-separated
+}
+
+// IntervalPoint is one row of intervals.csv, as the plots need it.
+type IntervalPoint struct {
+	T     float64 // seconds since the cell's clocks started (end of the interval)
+	Phase string  // "warmup" or "run"
+	TPS   float64
+	P95   float64 // ms
+	// Metrics holds the sampled metric columns that have a value, or nil.
+	Metrics map[string]float64
+}
+
+// ReadIntervals reads intervals.csv from a results directory, keyed by
+// RunKey(cell, repeat), each cell run's rows in file order. Columns are
+// found by name, so files with extra or reordered columns read too; a row
+// with the wrong number of fields (a half row left by a crash) is skipped.
+func ReadIntervals(dir string) (map[string][]IntervalPoint, error) {
+	path := filepath.Join(dir, IntervalsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	header = append([]string(nil), header...)
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	var missing []string
+	for _, name := range []string{"cell", "repeat", "t", "phase", "tps", "lat_p95_ms"} {
+		if _, ok := col[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: no column %s", path, strings.Join(missing, ", "))
+	}
+	known := map[string]bool{}
+	for _, c := range IntervalColumns {
+		known[c] = true
+	}
+	var metricCols []int
+	for i, h := range header {
+		if !known[h] {
+			metricCols = append(metricCols, i)
+		}
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	out := map[string][]IntervalPoint{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				continue
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if len(rec) != len(header) {
+			continue
+		}
+		rep, err := strconv.Atoi(rec[col["repeat"]])
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: repeat %q: %w", path, line, rec[col["repeat"]], err)
+		}
+		t, err := strconv.ParseFloat(rec[col["t"]], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: t %q: %w", path, line, rec[col["t"]], err)
+		}
+		p := IntervalPoint{T: t, Phase: rec[col["phase"]], TPS: num(rec[col["tps"]]), P95: num(rec[col["lat_p95_ms"]])}
+		for _, i := range metricCols {
+			if rec[i] == "" {
+				continue
+			}
+			if v, err := strconv.ParseFloat(rec[i], 64); err == nil {
+				if p.Metrics == nil {
+					p.Metrics = make(map[string]float64, len(metricCols))
+				}
+				p.Metrics[header[i]] = v
+			}
+		}
+		k := RunKey(rec[col["cell"]], rep)
+		out[k] = append(out[k], p)
+	}
+	return out, nil
+}
+
+// A plotGroup is the cells drawn in one time-series figure: those that
+// differ only by scenario (every cell when the run has no scenarios).
+type plotGroup struct {
+	key   string   // the non-scenario parameters, "threads=8/engine=innodb"; "" for all
+	cells []string // cell names in run order
+}
+
+func plotGroups(r *Run) []plotGroup {
+	var groups []plotGroup
+	at := map[string]int{}
+	seen := map[string]bool{}
+	for _, c := range r.Cells {
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		key := ""
+		if c.Scenario != "" {
+			key = trimScenario(c.Name, c.Scenario)
+		}
+		i, ok := at[key]
+		if !ok {
+			i = len(groups)
+			at[key] = i
+			groups = append(groups, plotGroup{key: key})
+		}
+		groups[i].cells = append(groups[i].cells, c.Name)
+	}
+	return groups
+}
+
+// PlotFiles returns the figures WritePlots draws for r, in order: the tps
+// bar chart, then one time-series figure per group of cells that differ
+// only by scenario. It depends on r alone, so summary.md can link them.
+func PlotFiles(r *Run) []PlotFile {
+	anyOK := false
+	for _, c := range r.Cells {
+		anyOK = anyOK || c.Status == CellOK
+	}
+	if !anyOK {
+		return nil
+	}
+	files := []PlotFile{{Title: "tps by cell", Path: PlotsDir + "/tps.png"}}
+	used := map[string]bool{"tps": true}
+	for _, g := range plotGroups(r) {
+		title := "tps and p95 latency over time"
+		name := "series"
+		if g.key != "" {
+			title += ": " + groupLabel(g.key)
+			name += "-" + safeName(g.key)
+		}
+		for used[name] { // sanitising made two keys equal
+			sum := sha256.Sum256([]byte(g.key + name))
+			name += fmt.Sprintf("-%x", sum[:3])
+		}
+		used[name] = true
+		files = append(files, PlotFile{Title: title, Path: PlotsDir + "/" + name + ".png"})
+	}
+	return files
+}
+
+func groupLabel(key string) string { return strings.ReplaceAll(key, "/", ", ") }
+
+// safeName makes s a file name that is safe on common filesystems and in
+// Markdown links: letters, digits and . _ = + , - stay, the rest is "_";
+// a long name is cut and made unique with a hash.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._=+,-", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.TrimLeft(b.String(), ".")
+	if len(out) > 100 {
+		sum := sha256.Sum256([]byte(s))
+		out = fmt.Sprintf("%s-%x", out[:90], sum[:4])
+	}
+	return out
+}
+
+// WritePlots draws the figures of PlotFiles(r) as PNG files under
+// dir/plots, reading the per-second series from dir/intervals.csv, so it
+// works on stored results. Each file is replaced atomically. It returns the
+// files written; on an error it still writes the figures it can.
+func WritePlots(dir string, r *Run) ([]PlotFile, error) {
+	files := PlotFiles(r)
+	if len(files) == 0 {
+		return nil, nil
+	}
+	ivs, err := ReadIntervals(dir)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, PlotsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	pal := newPalette(r)
+	var written []PlotFile
+	var errs []error
+	draw := func(f PlotFile, render func() ([]byte, error)) {
+		b, err := render()
+		if err == nil {
+			err = writeFileAtomic(filepath.Join(dir, filepath.FromSlash(f.Path)), b)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plot %s: %w", f.Path, err))
+			return
+		}
+		written = append(written, f)
+	}
+	draw(files[0], func() ([]byte, error) { return tpsBarChart(r, pal) })
+	for i, g := range plotGroups(r) {
+		draw(files[i+1], func() ([]byte, error) { return seriesFigure(r, g, ivs, pal) })
+	}
+	return written, errors.Join(errs...)
+}
+
+// Colours: Tableau 10, distinguishable and readable on white.
+var plotColors = []color.RGBA{
+	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0x59, 0xa1, 0x4f, 0xff}, {0xe1, 0x57, 0x59, 0xff},
+	{0xb0, 0x7a, 0xa1, 0xff}, {0x76, 0xb7, 0xb2, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0x9c, 0x75, 0x5f, 0xff},
+	{0xff, 0x9d, 0xa7, 0xff}, {0x79, 0x70, 0x6e, 0xff},
+}
+
+// palette gives each scenario (each cell, when there are no scenarios) the
+// same colour in every figure.
+type palette struct {
+	byScenario bool
+	index      map[string]int
+}
+
+func newPalette(r *Run) palette {
+	p := palette{index: map[string]int{}}
+	for _, c := range r.Cells {
+		p.byScenario = p.byScenario || c.Scenario != ""
+	}
+	for _, c := range r.Cells {
+		k := p.key(c)
+		if _, ok := p.index[k]; !ok {
+			p.index[k] = len(p.index)
+		}
+	}
+	return p
+}
+
+func (p palette) key(c Cell) string {
+	if p.byScenario {
+		return c.Scenario
+	}
+	return c.Name
+}
+
+func (p palette) color(c Cell) color.RGBA { return plotColors[p.index[p.key(c)]%len(plotColors)] }
+
+func withAlpha(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a} }
+
+var (
+	warmupShade = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}
+	gridColor   = color.Gray{Y: 0xe4}
+	textColor   = color.Gray{Y: 0x40}
+)
+
+// Figure geometry: 1100 x 700 px for the time series.
+const (
+	plotDPI       = 110
+	seriesWidth   = 10 * vg.Inch
+	seriesHeight  = 7 * vg.Inch
+	barWidth      = 9 * vg.Inch
+	lineWidth     = 1.6
+	repeatWidth   = 0.7
+	maxLegendText = 44
+)
+
+// plotFont is the sans-serif face of the fonts gonum/plot embeds.
+var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func textStyle(size vg.Length, c color.Color) text.Style {
+	return text.Style{Color: c, Font: font.From(plotFont, size), Handler: plot.DefaultTextHandler}
+}
+
+// restyle changes a text style's font size and colour, keeping its
+// alignment and rotation.
+func restyle(s *text.Style, size vg.Length, c color.Color) {
+	s.Font = font.From(plotFont, size)
+	s.Color = c
+}
+
+// cellRun is one repeat of one cell, ready to draw.
+type cellRun struct {
+	cell   Cell
+	points []IntervalPoint
+}
+
+// segment is a run of consecutive intervals of one phase, as step-line
+// points: the first point is the start of the first interval, so that each
+// value covers its whole interval (plotter.PreStep).
+func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run []plotter.XYs) {
+	prev := 0.0
+	var cur plotter.XYs
+	curPhase := ""
+	flush := func() {
+		if len(cur) > 0 {
+			if curPhase == string(oltp.PhaseWarmup) {
+				warm = append(warm, cur)
+			} else {
+				run = append(run, cur)
+			}
+		}
+		cur = nil
+	}
+	for _, p := range pts {
+		v := value(p)
+		if math.IsNaN(v) || math.IsInf(v, 0) || p.T <= prev {
+			flush()
+			if p.T > prev {
+				prev = p.T
+			}
+			continue
+		}
+		if p.Phase != curPhase {
+			flush()
+			curPhase = p.Phase
+		}
+		if len(cur) == 0 {
+			cur = append(cur, plotter.XY{X: prev, Y: v})
+		}
+		cur = append(cur, plotter.XY{X: p.T, Y: v})
+		prev = p.T
+	}
+	flush()
+	return warm, run
+}
+
+// stallSpans translates a cell run's stall episodes (indexes into its
+// measured intervals, those with phase=run and a positive length, as the
+// detector saw them) to [from, to] ranges of t.
+func stallSpans(c Cell, pts []IntervalPoint) [][2]float64 {
+	if c.Stalls == nil || len(c.Stalls.Episodes) == 0 {
+		return nil
+	}
+	type span struct{ from, to float64 }
+	var runIv []span
+	prev := 0.0
+	for _, p := range pts {
+		if p.Phase == string(oltp.PhaseRun) && p.T > prev {
+			runIv = append(runIv, span{prev, p.T})
+		}
+		if p.T > prev {
+			prev = p.T
+		}
+	}
+	var out [][2]float64
+	for _, e := range c.Stalls.Episodes {
+		if e.Start < 0 || e.End <= e.Start || e.End > len(runIv) {
+			continue
+		}
+		out = append(out, [2]float64{runIv[e.Start].from, runIv[e.End-1].to})
+	}
+	return out
+}
+
+// bands shades vertical spans of x over the whole height of a panel.
+type bands struct {
+	spans [][2]float64
+	color color.Color
+}
+
+func (b *bands) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	for _, s := range b.spans {
+		x0 := max(trX(s[0]), c.Min.X)
+		x1 := min(trX(s[1]), c.Max.X)
+		if x1 <= x0 {
+			continue
+		}
+		c.FillPolygon(b.color, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+func (b *bands) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(b.color, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// seriesFigure draws one group: tps over time on top, p95 latency below,
+// a line per scenario (per cell without scenarios) and per repeat, the
+// warm-up shaded grey and dashed, stall episodes shaded in the line's
+// colour, the legend beside the panels.
+func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
+	inGroup := map[string]bool{}
+	for _, n := range g.cells {
+		inGroup[n] = true
+	}
+	var runs []cellRun
+	repeats := map[string]int{}
+	failed := map[string]int{}
+	for _, c := range r.Cells {
+		if !inGroup[c.Name] {
+			continue
+		}
+		if c.Status != CellOK {
+			failed[c.Name]++
+			continue
+		}
+		repeats[c.Name]++
+		runs = append(runs, cellRun{cell: c, points: ivs[RunKey(c.Name, c.Repeat)]})
+	}
+
+	tpsP, latP := plot.New(), plot.New()
+	maxT, maxTPS, warmEnd := 0.0, 0.0, 0.0
+	minLat, maxLat := math.Inf(1), 0.0
+	for _, cr := range runs {
+		for _, p := range cr.points {
+			maxT = math.Max(maxT, p.T)
+			if p.TPS > maxTPS {
+				maxTPS = p.TPS
+			}
+			if p.Phase == string(oltp.PhaseWarmup) {
+				warmEnd = math.Max(warmEnd, p.T)
+			}
+			if p.TPS > 0 && p.P95 > 0 {
+				minLat, maxLat = math.Min(minLat, p.P95), math.Max(maxLat, p.P95)
+			}
+		}
+	}
+	if maxT <= 0 {
+		maxT = 1
+	}
+	logLat := maxLat > 0 && maxLat/minLat >= 30
+
+	// Shading first, so the lines are drawn over it.
+	var warmBand *bands
+	if warmEnd > 0 {
+		warmBand = &bands{spans: [][2]float64{{0, warmEnd}}, color: warmupShade}
+		tpsP.Add(warmBand)
+		latP.Add(warmBand)
+	}
+	var stallColors stripes
+	stalled := map[color.RGBA]bool{}
+	for _, cr := range runs {
+		spans := stallSpans(cr.cell, cr.points)
+		if len(spans) == 0 {
+			continue
+		}
+		if clr := pal.color(cr.cell); !stalled[clr] {
+			stalled[clr] = true
+			stallColors = append(stallColors, withAlpha(clr, 0x50))
+		}
+		a := uint8(0x50)
+		if cr.cell.Repeat > 1 {
+			a = 0x20
+		}
+		b := &bands{spans: spans, color: withAlpha(pal.color(cr.cell), a)}
+		tpsP.Add(b)
+		latP.Add(b)
+	}
+	for _, p := range []*plot.Plot{tpsP, latP} {
+		gr := plotter.NewGrid()
+		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		p.Add(gr)
+	}
+
+	var legend []legendItem
+	legended := map[string]bool{}
+	for _, cr := range runs {
+		clr := pal.color(cr.cell)
+		width := vg.Points(lineWidth)
+		if cr.cell.Repeat > 1 {
+			width = vg.Points(repeatWidth)
+		}
+		var thumb plot.Thumbnailer
+		for _, panel := range []struct {
+			p     *plot.Plot
+			value func(IntervalPoint) float64
+		}{
+			{tpsP, func(p IntervalPoint) float64 { return p.TPS }},
+			{latP, func(p IntervalPoint) float64 {
+				if !(p.TPS > 0) || !(p.P95 > 0) {
+					return math.NaN() // nothing completed: no latency to show
+				}
+				return p.P95
+			}},
+		} {
+			warm, run := segments(cr.points, panel.value)
+			for i, xys := range append(warm, run...) {
+				l, err := plotter.NewLine(xys)
+				if err != nil {
+					return nil, err
+				}
+				l.StepStyle = plotter.PreStep
+				l.Color = clr
+				l.Width = width
+				if i < len(warm) {
+					l.Dashes = []vg.Length{vg.Points(4), vg.Points(2.5)}
+					l.Color = withAlpha(clr, 0xb0)
+				} else if thumb == nil {
+					thumb = l
+				}
+				panel.p.Add(l)
+			}
+		}
+		name := cr.cell.Name
+		if pal.byScenario {
+			name = cr.cell.Scenario
+		}
+		if legended[cr.cell.Name] {
+			continue
+		}
+		legended[cr.cell.Name] = true
+		label := name
+		if n := repeats[cr.cell.Name]; n > 1 {
+			label += fmt.Sprintf(" (%d repeats)", n)
+		}
+		if n := failed[cr.cell.Name]; n > 0 {
+			label += fmt.Sprintf(" (%d failed)", n)
+		}
+		if len(cr.points) == 0 {
+			label += " (no intervals)"
+		}
+		if thumb == nil {
+			thumb = &lineThumb{color: clr}
+		}
+		legend = append(legend, legendItem{clip(label, maxLegendText), thumb})
+	}
+	for _, n := range g.cells {
+		if !legended[n] && failed[n] > 0 {
+			label := n
+			for _, c := range r.Cells {
+				if c.Name == n && pal.byScenario {
+					label = c.Scenario
+				}
+			}
+			legend = append(legend, legendItem{clip(label+" (failed)", maxLegendText), &lineThumb{color: color.Gray{Y: 0xb0}}})
+		}
+	}
+	if warmBand != nil {
+		legend = append(legend, legendItem{"warm-up (excluded from the results)", warmBand})
+	}
+	if len(stallColors) > 0 {
+		legend = append(legend, legendItem{"stall (shaded in the line's colour)", stallColors})
+	}
+
+	tpsP.Y.Label.Text = "tps"
+	tpsP.Y.Min, tpsP.Y.Max = 0, math.Max(maxTPS*1.05, 1)
+	latP.Y.Label.Text = "p95 latency, ms"
+	latP.X.Label.Text = "seconds since the cell started (warm-up included)"
+	if logLat {
+		latP.Y.Scale = plot.LogScale{}
+		latP.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		latP.Y.Min, latP.Y.Max = minLat/1.3, maxLat*1.3
+		latP.Y.Label.Text = "p95 ms, log scale"
+	} else {
+		latP.Y.Min, latP.Y.Max = 0, math.Max(maxLat*1.05, 0.001)
+	}
+	tpsP.X.Tick.Marker = timeTicks{}
+	latP.X.Tick.Marker = timeTicks{labels: true}
+	for _, p := range []*plot.Plot{tpsP, latP} {
+		p.X.Min, p.X.Max = 0, maxT
+		restyle(&p.X.Label.TextStyle, 11, textColor)
+		restyle(&p.Y.Label.TextStyle, 11, textColor)
+		restyle(&p.X.Tick.Label, 10, textColor)
+		restyle(&p.Y.Tick.Label, 10, textColor)
+	}
+
+	title := r.Experiment + ": tps and p95 latency over time"
+	if g.key != "" {
+		title += ", " + groupLabel(g.key)
+	}
+	caption := "Each value covers its 1 s interval (step lines). "
+	if len(runs) > len(legended) {
+		caption += "Every repeat is drawn: the first thick, later ones thin, same colour. "
+	}
+	caption += "Warm-up dashed on grey."
+	if len(stallColors) > 0 {
+		caption += " Stalls found in the measured window shaded."
+	}
+	return renderFigure(seriesWidth, seriesHeight, title, caption, [][]*plot.Plot{{tpsP}, {latP}}, legend)
+}
+
+// stripes is a legend swatch of vertical stripes, one per colour.
+type stripes []color.Color
+
+func (s stripes) Thumbnail(c *draw.Canvas) {
+	w := (c.Max.X - c.Min.X) / vg.Length(len(s))
+	for i, clr := range s {
+		x0 := c.Min.X + vg.Length(i)*w
+		c.FillPolygon(clr, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x0 + w, Y: c.Min.Y}, {X: x0 + w, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+// lineThumb is a legend swatch for a series without a drawn line.
+type lineThumb struct{ color color.Color }
+
+func (t *lineThumb) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(draw.LineStyle{Color: t.color, Width: vg.Points(lineWidth)}, c.Min.X, y, c.Max.X, y)
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// legendItem is one entry of a figure's legend.
+type legendItem struct {
+	label string
+	thumb plot.Thumbnailer
+}
+
+// timeTicks marks seconds at a round step (1, 2, 5, 10, 15, 30 s, 1, 2, 5,
+// 10, 15, 30 min, 1 h...) that gives at most 12 labelled ticks; without
+// labels for a panel that shares the x axis of the one below.
+type timeTicks struct{ labels bool }
+
+func (t timeTicks) Ticks(lo, hi float64) []plot.Tick {
+	steps := []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if (hi-lo)/s <= 12 {
+			step = s
+			break
+		}
+	}
+	minor := step / 5
+	if step == 15 || step == 900 {
+		minor = step / 3
+	} else if step == 30 || step == 60 || step == 1800 || step == 3600 {
+		minor = step / 6
+	}
+	var ticks []plot.Tick
+	for i := math.Ceil(lo / minor); i*minor <= hi+1e-9 && len(ticks) < 500; i++ {
+		v := i * minor
+		tk := plot.Tick{Value: v}
+		if r := math.Mod(v, step); math.Abs(r) < 1e-9 || math.Abs(r-step) < 1e-9 {
+			tk.Label = " " // a major tick, its label blank unless labels
+			if t.labels {
+				tk.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+		}
+		ticks = append(ticks, tk)
+	}
+	return ticks
+}
+
+// wrap breaks text into lines no wider than width.
+func wrap(sty text.Style, s string, width vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		next := w
+		if line != "" {
+			next = line + " " + w
+		}
+		if line != "" && sty.Rectangle(next).Size().X > width {
+			lines = append(lines, line)
+			next = w
+		}
+		line = next
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// renderFigure lays out a title, a caption and the legend (in rows, above
+// the panels where it cannot hide data), then the panels aligned on their
+// data areas; it returns the PNG.
+func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, legend []legendItem) ([]byte, error) {
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
+	dc := draw.New(img)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+
+	pad := vg.Points(8)
+	left := dc.Min.X + pad
+	ts := textStyle(14, color.Black)
+	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
+	y := dc.Max.Y - pad
+	title = clip(title, 120)
+	dc.FillText(ts, vg.Point{X: left, Y: y}, title)
+	y -= ts.Rectangle(title).Size().Y + vg.Points(4)
+	if caption != "" {
+		cs := textStyle(9.5, textColor)
+		cs.XAlign, cs.YAlign = draw.XLeft, draw.YTop
+		for _, line := range wrap(cs, caption, dc.Max.X-pad-left) {
+			dc.FillText(cs, vg.Point{X: left, Y: y}, line)
+			y -= cs.Rectangle(line).Size().Y
+		}
+		y -= vg.Points(4)
+	}
+	if len(legend) > 0 {
+		ls := textStyle(10, color.Black)
+		ls.YAlign = draw.YCenter
+		thumbW, rowH, gap := vg.Points(22), vg.Points(15), vg.Points(5)
+		x := left
+		y -= rowH / 2
+		for _, it := range legend {
+			iw := thumbW + gap + ls.Rectangle(it.label).Size().X + 3*gap
+			if x > left && x+iw > dc.Max.X-pad {
+				x = left
+				y -= rowH
+			}
+			tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: y - rowH/2 + vg.Points(2)}, Max: vg.Point{X: x + thumbW, Y: y + rowH/2 - vg.Points(2)}}}
+			it.thumb.Thumbnail(&tc)
+			dc.FillText(ls, vg.Point{X: x + thumbW + gap, Y: y}, it.label)
+			x += iw
+		}
+		y -= rowH / 2
+	}
+	area := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - y))
+	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadY: vg.Points(6), PadLeft: pad, PadRight: 2 * pad, PadBottom: pad / 2, PadTop: pad / 2}
+	canvases := plot.Align(panels, tiles, area)
+	for i, row := range panels {
+		for j, p := range row {
+			p.Draw(canvases[i][j])
+		}
+	}
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// tpsBarChart draws plots/tps.png: one horizontal bar per cell, the median
+// tps over its successful repeats, with a min–max whisker when repeated,
+// coloured like the cell's lines in the time-series figures.
+func tpsBarChart(r *Run, pal palette) ([]byte, error) {
+	sums := r.Summaries()
+	bars := &hbars{}
+	var names []string
+	repeated := false
+	for i, s := range sums {
+		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
+		for _, c := range r.Cells {
+			if c.Name != s.Name {
+				continue
+			}
+			b.color = pal.color(c)
+			if c.Status == CellOK && c.Result != nil {
+				b.lo, b.hi = math.Min(b.lo, c.Result.TPS()), math.Max(b.hi, c.Result.TPS())
+			}
+		}
+		repeated = repeated || s.Runs > 1
+		bars.bars = append(bars.bars, b)
+		names = append(names, clip(s.Name, 60))
+	}
+	// NominalY counts from the bottom: the first cell goes on top.
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	p := plot.New()
+	gr := plotter.NewGrid()
+	gr.Vertical.Color = gridColor
+	gr.Horizontal.Width = 0
+	p.Add(gr, bars)
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Label.Text = "tps (median over the successful repeats)"
+	if repeated {
+		p.X.Label.Text += "; whiskers: min to max"
+	}
+	restyle(&p.X.Label.TextStyle, 11, textColor)
+	restyle(&p.X.Tick.Label, 10, textColor)
+	restyle(&p.Y.Tick.Label, 10, color.Black)
+	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
+	caption := "Measured window only (warm-up excluded)."
+	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
+}
+
+type hbar struct {
+	y, median, lo, hi float64
+	runs, failed      int
+	color             color.RGBA
+}
+
+// hbars draws the bars of tpsBarChart, their whiskers and values.
+type hbars struct{ bars []hbar }
+
+func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmax = 1
+	for _, b := range h.bars {
+		xmax = math.Max(xmax, math.Max(b.median, b.hi))
+	}
+	return 0, xmax * 1.22, -0.6, float64(len(h.bars)) - 0.4
+}
+
+func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	ts := textStyle(9.5, textColor)
+	ts.YAlign = draw.YCenter
+	for _, b := range h.bars {
+		y := trY(b.y)
+		half := (trY(b.y+0.32) - trY(b.y-0.32)) / 2
+		if b.runs == 0 {
+			c.FillText(ts, vg.Point{X: trX(0) + vg.Points(4), Y: y}, "failed")
+			continue
+		}
+		x0, x1 := trX(0), trX(b.median)
+		c.FillPolygon(b.color, []vg.Point{{X: x0, Y: y - half}, {X: x1, Y: y - half}, {X: x1, Y: y + half}, {X: x0, Y: y + half}})
+		end := x1
+		if b.runs > 1 && b.hi > b.lo {
+			ls := draw.LineStyle{Color: color.Black, Width: vg.Points(1.1)}
+			lo, hi := trX(b.lo), trX(b.hi)
+			c.StrokeLine2(ls, lo, y, hi, y)
+			c.StrokeLine2(ls, lo, y-half/2, lo, y+half/2)
+			c.StrokeLine2(ls, hi, y-half/2, hi, y+half/2)
+			end = max(end, hi)
+		}
+		label := strconv.FormatFloat(b.median, 'f', 1, 64)
+		if b.median >= 1000 {
+			label = strconv.FormatFloat(b.median, 'f', 0, 64)
+		}
+		if b.failed > 0 {
+			label += fmt.Sprintf(" (%d of %d failed)", b.failed, b.failed+b.runs)
+		}
+		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, label)
+	}
+}
