@@ -423,12 +423,18 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 	run, err := results.ReadRun(args[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	// Tables, results.txt and plots again from the stored results.
+	if err := results.Regenerate(args[0]); err != nil {
+		fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
 		return exitFailure
 	}
 	if err := results.WriteTable(stdout, run); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
 	}
+	fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(args[0], results.SummaryFile))
 	return exitOK
 }
 

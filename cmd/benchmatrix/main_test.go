@@ -270,3 +270,72 @@ func TestRateAboveCapacity(t *testing.T) {
 		t.Fatalf("overload not measured: %+v\n%s", doc.Result, out)
 	}
 }
+
+const compareManifest = `
+[experiment]
+name = "cmp"
+duration = "1s"
+warmup = "0s"
+repeats = 4
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+rand_type = "uniform"
+[scenarios]
+a = { sync_binlog = 0 }
+b = { sync_binlog = 1 }
+`
+
+// compare on real runs: the same manifest twice passes the gate; a cell
+// made slow fails it (exit 3, named); a changed workload option is refused
+// (exit 2, named).
+func TestCompareGate(t *testing.T) {
+	needServer(t)
+	tmp := t.TempDir()
+	m := writeManifest(t, compareManifest)
+	for _, d := range []string{"base", "new"} {
+		if out, err := exec.Command(binary, "run", m, "-o", filepath.Join(tmp, d), "-q").CombinedOutput(); err != nil {
+			t.Fatalf("run %s: %v\n%s", d, err, out)
+		}
+	}
+	compare := func(args ...string) (int, string) {
+		out, err := exec.Command(binary, append([]string{"compare"}, args...)...).CombinedOutput()
+		return exitStatus(err), string(out)
+	}
+	// Noise on a shared machine can be large for 1 s cells; the gate's
+	// threshold is what a CI job would set for such short runs.
+	if code, out := compare(filepath.Join(tmp, "base"), filepath.Join(tmp, "new"), "--threshold", "80"); code != 0 {
+		t.Fatalf("same manifest: exit %d\n%s", code, out)
+	}
+	// Make scenario b ten times slower in a copy of the new run.
+	slow := filepath.Join(tmp, "slow")
+	if out, err := exec.Command("cp", "-r", filepath.Join(tmp, "new"), slow).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	run, err := results.ReadRun(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range run.Cells {
+		if c := &run.Cells[i]; c.Scenario == "b" && c.Result != nil {
+			c.Result.Elapsed *= 10
+		}
+	}
+	b, _ := json.Marshal(run)
+	if err := os.WriteFile(filepath.Join(slow, results.RunFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := compare(filepath.Join(tmp, "base"), slow, "--threshold", "50")
+	if code != 3 || !strings.Contains(out, "b ") || !strings.Contains(out, "REGRESSION") {
+		t.Fatalf("slowed cell: exit %d, want 3 naming b\n%s", code, out)
+	}
+	// A different workload definition is refused, naming the option.
+	other := writeManifest(t, strings.Replace(strings.Replace(compareManifest, `"uniform"`, `"special"`, 1), "repeats = 4", "repeats = 1", 1))
+	if out, err := exec.Command(binary, "run", other, "-o", filepath.Join(tmp, "other"), "-q").CombinedOutput(); err != nil {
+		t.Fatalf("run other: %v\n%s", err, out)
+	}
+	code, out = compare(filepath.Join(tmp, "base"), filepath.Join(tmp, "other"))
+	if code != 2 || !strings.Contains(out, "rand_type") || !strings.Contains(out, "uniform") || !strings.Contains(out, "special") {
+		t.Fatalf("different workload: exit %d, want 2 naming rand_type\n%s", code, out)
+	}
+}
