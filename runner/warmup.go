@@ -1,6 +1,10 @@
 package runner
 
-import "math"
+import (
+	"math"
+
+	"benchmatrix/results"
+)
 
 // SteadyWindow is how many consecutive one-second intervals automatic
 // warm-up looks at, and SteadyTolerance how much they may vary.
@@ -20,23 +24,10 @@ func Steady(tps []float64, window int, tol float64) bool {
 	}
 	last := tps[len(tps)-window:]
 	prev := tps[len(tps)-2*window : len(tps)-window]
-	m, sd := meanStd(last)
-	pm, _ := meanStd(prev)
+	m, sd := results.Mean(last), results.StdDev(last)
+	pm := results.Mean(prev)
 	if m <= 0 {
 		return false
 	}
 	return sd/m < tol && math.Abs(m-pm)/m < tol
-}
-
-func meanStd(xs []float64) (float64, float64) {
-	var sum float64
-	for _, x := range xs {
-		sum += x
-	}
-	m := sum / float64(len(xs))
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(xs)))
 }
