@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -87,11 +88,24 @@ func writeManifest(t *testing.T, src string) string {
 	return p
 }
 
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
 // startRun starts `benchmatrix run` and waits until its server is up.
-func startRun(t *testing.T, manifest, out string) (*exec.Cmd, *bytes.Buffer) {
+func startRun(t *testing.T, manifest, out string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, "run", manifest, "-o", out)
-	var buf bytes.Buffer
+	var buf syncBuffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
