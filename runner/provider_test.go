@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,17 +109,19 @@ table_size = 1000
 [axes]
 sync_binlog = [0, 1]
 `)
-	var sb *server.Sandbox
+	var current atomic.Pointer[server.Sandbox]
 	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
 		s, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: spec.Startup})
-		sb = s
+		if err == nil {
+			current.Store(s)
+		}
 		return s, err
 	}
 	go func() {
 		// Kill the server once the first cell measures.
 		deadline := time.Now().Add(time.Minute)
 		for time.Now().Before(deadline) {
-			if sb != nil && sb.Alive() && measuring(sb) {
+			if sb := current.Load(); sb != nil && sb.Alive() && measuring(sb) {
 				time.Sleep(time.Second)
 				sb.Kill9()
 				return
