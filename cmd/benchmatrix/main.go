@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -186,7 +184,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *dsn != "" {
 		m.Server.DSN = *dsn
 	}
-	if err := checkProvider(m); err != nil {
+	if err := runner.CheckProvider(m); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
@@ -270,7 +268,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg := runner.Config{
 		OutDir:   dir,
 		Log:      progress,
-		Start:    starter(m),
+		Start:    runner.Starter(m),
 		Force:    *force,
 		Workload: runner.OLTP{Log: progress},
 		Resume:   stored,
@@ -286,41 +284,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "results: %s\n", dir)
 	return exitCode(err, stderr)
-}
-
-func checkProvider(m *experiment.Manifest) error {
-	switch m.Server.Provider {
-	case "sandbox":
-	case "docker":
-		if m.Server.Image == "" {
-			m.Server.Image = server.DefaultDockerImage
-		}
-	case "external":
-		if m.Server.DSN == "" {
-			return fmt.Errorf("%s: provider external needs a server: give --dsn user@tcp(host:port)/schema or [server] dsn (the password in $%s)", m.Path, server.PasswordEnv)
-		}
-	default:
-		return fmt.Errorf("unknown provider %q (sandbox, docker or external)", m.Server.Provider)
-	}
-	return nil
-}
-
-// starter returns how the runner gets its server, by provider.
-func starter(m *experiment.Manifest) runner.StartFunc {
-	switch m.Server.Provider {
-	case "docker":
-		_, _ = server.RemoveStaleContainers(context.Background())
-		return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
-			return server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
-		}
-	case "external":
-		return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
-			return server.ConnectExternal(ctx, server.ExternalConfig{DSN: m.Server.DSN})
-		}
-	}
-	return func(ctx context.Context, spec runner.StartSpec) (server.Server, error) {
-		return server.StartSandbox(ctx, server.SandboxConfig{Binary: m.Server.Binary, TempDir: m.Server.TempDir, Startup: spec.Startup})
-	}
 }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -364,53 +327,13 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	write := plan.WriteText
 	if *asJSON {
-		type entry struct {
-			Name     string            `json:"name"`
-			Repeat   int               `json:"repeat"`
-			Scenario string            `json:"scenario,omitempty"`
-			Params   map[string]string `json:"parameters"`
-			Workload string            `json:"workload"`
-			Cost     string            `json:"change_cost"`
-			Change   experiment.Change `json:"change"`
-		}
-		out := []entry{}
-		for _, c := range plan.Cells {
-			params := map[string]string{}
-			for _, p := range c.Params {
-				params[p.Name] = p.Value
-			}
-			out = append(out, entry{c.Name, c.Repeat, c.Scenario, params, c.Workload.Workload, c.Change.Cost(), c.Change})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return exitFailure
-		}
-		return exitOK
+		write = plan.WriteJSON
 	}
-	fmt.Fprintf(stdout, "%s: %d cell run(s), order %s", m.Name, len(plan.Cells), plan.Order)
-	if plan.Order == "shuffled" {
-		fmt.Fprintf(stdout, " (seed %d)", plan.Seed)
-	}
-	fmt.Fprintf(stdout, ", estimated %s\n", plan.Estimate().Round(time.Second))
-	for _, c := range plan.Cells {
-		what := c.Change.Cost()
-		var detail []string
-		for _, p := range c.Change.Restart {
-			detail = append(detail, "restart for "+p.Name+"="+p.Value)
-		}
-		for _, p := range c.Change.Dynamic {
-			detail = append(detail, "set "+p.Name+"="+p.Value)
-		}
-		switch {
-		case c.Change.Reload && experiment.EmptyTables(c.Workload):
-			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
-		case c.Change.Reload:
-			detail = append(detail, fmt.Sprintf("load %dx%d rows (%s)", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason))
-		}
-		fmt.Fprintf(stdout, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat, what,
-			c.Workload.Workload, c.Workload.Threads, c.Workload.Time, c.Workload.Warmup, strings.Join(detail, "; "))
+	if err := write(stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailure
 	}
 	return exitOK
 }

@@ -1,0 +1,72 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// PlanEntry is one cell run as `plan --json` prints it.
+type PlanEntry struct {
+	Name     string            `json:"name"`
+	Repeat   int               `json:"repeat"`
+	Scenario string            `json:"scenario,omitempty"`
+	Params   map[string]string `json:"parameters"`
+	Workload string            `json:"workload"`
+	Cost     string            `json:"change_cost"`
+	Change   Change            `json:"change"`
+}
+
+// WriteJSON prints the plan as a JSON array, one object per cell run.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	out := []PlanEntry{}
+	for _, c := range p.Cells {
+		params := map[string]string{}
+		for _, prm := range c.Params {
+			params[prm.Name] = prm.Value
+		}
+		out = append(out, PlanEntry{c.Name, c.Repeat, c.Scenario, params, c.Workload.Workload, c.Change.Cost(), c.Change})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteText prints the plan for a person: the cell runs in order, what each
+// change costs, and an estimated wall time.
+func (p *Plan) WriteText(w io.Writer) error {
+	name := ""
+	if p.Manifest != nil {
+		name = p.Manifest.Name
+	}
+	fmt.Fprintf(w, "%s: %d cell run(s), order %s", name, len(p.Cells), p.Order)
+	if p.Order == "shuffled" {
+		fmt.Fprintf(w, " (seed %d)", p.Seed)
+	}
+	fmt.Fprintf(w, ", estimated %s\n", p.Estimate().Round(time.Second))
+	for _, c := range p.Cells {
+		var detail []string
+		for _, prm := range c.Change.Restart {
+			detail = append(detail, "restart for "+prm.Name+"="+prm.Value)
+		}
+		if c.Change.Cold {
+			detail = append(detail, "restart for a cold start")
+		}
+		for _, prm := range c.Change.Dynamic {
+			detail = append(detail, "set "+prm.Name+"="+prm.Value)
+		}
+		switch {
+		case c.Change.Reload && EmptyTables(c.Workload):
+			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
+		case c.Change.Reload:
+			detail = append(detail, fmt.Sprintf("load %dx%d rows (%s)", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason))
+		}
+		if _, err := fmt.Fprintf(w, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat,
+			c.Change.Cost(), c.Workload.Workload, c.Workload.Threads, c.Workload.Time, c.Workload.Warmup, strings.Join(detail, "; ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
