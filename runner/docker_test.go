@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"os/exec"
 	"testing"
 
 	"benchmatrix/server"
@@ -68,5 +69,42 @@ sync_binlog = [0, 1]
 	}
 	if run.Cells[2].Data != "reused" {
 		t.Errorf("data after the restart: %s (the datadir should survive the new container)", run.Cells[2].Data)
+	}
+}
+
+// image as an axis (version comparisons): each image is a new server, and
+// its data is loaded on it.
+func TestDockerImageAxis(t *testing.T) {
+	needDockerImage(t)
+	alt := "benchmatrix/mariadb:axis-test"
+	if out, err := exec.Command("docker", "tag", server.DefaultDockerImage, alt).CombinedOutput(); err != nil {
+		t.Fatalf("docker tag: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("docker", "rmi", alt).Run() })
+	plan := planFrom(t, `
+[experiment]
+duration = "1s"
+warmup = "0s"
+order = "written"
+[server]
+provider = "docker"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[axes]
+image = ["benchmatrix/mariadb:10.11", "benchmatrix/mariadb:axis-test"]
+`)
+	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
+		return server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
+	}
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Cells) != 2 || run.Cells[1].Data != "loaded" || !run.Cells[1].Restarted {
+		t.Fatalf("second image: data %q, restarted %v", run.Cells[1].Data, run.Cells[1].Restarted)
+	}
+	if got := plan.Cells[1].Change.Cost(); got != "start+reload" {
+		t.Errorf("plan cost of the second image: %s", got)
 	}
 }

@@ -270,7 +270,7 @@ func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	info := srv.Info()
 	r.flavor = info.Flavor
 	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
-	return nil
+	return r.createSchema(ctx)
 }
 
 func (r *Runner) stopServer() {
@@ -425,6 +425,13 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 		return &UsageError{Msg: fmt.Sprintf("%s: unknown server variable(s) %s: the %s server (%s) has no such variable and they are not workload options",
 			r.m.Path, strings.Join(unknown, ", "), r.flavor, run.Server.Version)}
 	}
+	return nil
+}
+
+// createSchema makes the workload's schema on a new server.
+func (r *Runner) createSchema(ctx context.Context) error {
+	db := r.openDB("")
+	defer db.Close()
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+r.schema+"`"); err != nil {
 		return fmt.Errorf("create database %s: %w", r.schema, err)
 	}
