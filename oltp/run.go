@@ -253,7 +253,7 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 
 // emit collects the interval [from, to) and reports it.
 func (co *coordinator) emit(phase int, from, to time.Duration) {
-	co.col.collect(&co.iv)
+	co.col.collectPhases(&co.iv, phase)
 	d := co.sh.dropped.Load()
 	dropped := d - co.droppedSeen
 	co.droppedSeen = d

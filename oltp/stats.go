@@ -88,11 +88,22 @@ func newCollector(ws []*workerStats) *collector {
 
 // collect drains every worker into iv (which it clears first) and into
 // the cumulative tallies.
-func (c *collector) collect(iv *tally) {
+func (c *collector) collect(iv *tally) { c.collectPhases(iv, phRun) }
+
+// collectPhases is collect for the tallies of phases up to upTo only. The
+// interval that closes the warm-up takes the warm-up's events and leaves
+// those of the measured window, which started after the switch, to the
+// next interval: otherwise they count in both the warm-up interval and the
+// result, as many of them as complete before the coordinator collects (a
+// few hundred on a loaded machine).
+func (c *collector) collectPhases(iv *tally, upTo int) {
 	iv.clearCounts()
 	iv.hist.Reset()
 	for i, ws := range c.ws {
 		for p := range ws.ph {
+			if p > upTo {
+				continue
+			}
 			ws.mu.Lock()
 			cur := ws.ph[p]
 			if cur.hist == nil {
