@@ -47,6 +47,7 @@ type config struct {
 	prepThreads   int
 	workloads     string
 	cpuprofile    string
+	syscalls      string
 }
 
 func main() {
@@ -63,6 +64,7 @@ func main() {
 	flag.IntVar(&cfg.prepThreads, "prepare-threads", 2, "threads for the prepare comparison")
 	flag.StringVar(&cfg.workloads, "workloads", "oltp_read_write,oltp_point_select,oltp_insert,prepare", "what to compare")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "child: write a CPU profile of the engine's runs to this file prefix")
+	flag.StringVar(&cfg.syscalls, "syscalls", "", "count both clients' syscalls and context switches with `perf stat` (kernel tracepoints, little overhead), writing to this file prefix, and print them per transaction")
 	flag.Parse()
 	if *child {
 		if err := runChild(); err != nil {
@@ -235,8 +237,21 @@ func onOff(b bool) string {
 
 var transactionsRE = regexp.MustCompile(`transactions:\s+(\d+)\s+\(([\d.]+) per sec`)
 
+// command runs name with args, under perf stat when -syscalls asks for
+// it (out names the output file).
+func (b *bench) command(ctx context.Context, out, name string, args ...string) *exec.Cmd {
+	if b.cfg.syscalls == "" || out == "" {
+		return exec.CommandContext(ctx, name, args...)
+	}
+	return exec.CommandContext(ctx, "perf", append([]string{"stat", "-x", ",", "-e", perfEvents, "-o", b.cfg.syscalls + "." + out, name}, args...)...)
+}
+
 func (b *bench) runSysbench(ctx context.Context, args []string) (sample, string, error) {
-	cmd := exec.CommandContext(ctx, "sysbench", args...)
+	return b.runSysbenchTraced(ctx, "", args)
+}
+
+func (b *bench) runSysbenchTraced(ctx context.Context, trace string, args []string) (sample, string, error) {
+	cmd := b.command(ctx, trace, "sysbench", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -254,12 +269,16 @@ func (b *bench) runSysbench(ctx context.Context, args []string) (sample, string,
 }
 
 func (b *bench) runChild(ctx context.Context, req childRequest) (sample, *oltp.Result, error) {
+	return b.runChildTraced(ctx, "", req)
+}
+
+func (b *bench) runChildTraced(ctx context.Context, trace string, req childRequest) (sample, *oltp.Result, error) {
 	req.Addr, req.DB = b.ep.Addr, b.ep.DBName
 	in, err := json.Marshal(req)
 	if err != nil {
 		return sample{}, nil, err
 	}
-	cmd := exec.CommandContext(ctx, b.self, "-child")
+	cmd := b.command(ctx, trace, b.self, "-child")
 	cmd.Stdin = bytes.NewReader(in)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -301,18 +320,22 @@ func (b *bench) compareRun(ctx context.Context, workload string, threads int) (s
 		if b.cfg.cpuprofile != "" {
 			req.CPUProfile = fmt.Sprintf("%s.%s.%d", b.cfg.cpuprofile, workload, r)
 		}
-		s, _, err := b.runChild(ctx, req)
+		ourTrace := fmt.Sprintf("ours.%s.%d", workload, r)
+		s, _, err := b.runChildTraced(ctx, ourTrace, req)
 		if err != nil {
 			return "", err
 		}
 		ours = append(ours, s)
 		fmt.Printf("  round %d  ours:     %9.1f tps  %7.1f µs CPU/txn\n", r+1, s.tps, s.cpuPerTxn()*1e6)
-		t, _, err := b.runSysbench(ctx, b.sysbenchArgs(workload, o, "run"))
+		b.printSyscalls(ourTrace, s.events)
+		theirTrace := fmt.Sprintf("sysbench.%s.%d", workload, r)
+		t, _, err := b.runSysbenchTraced(ctx, theirTrace, b.sysbenchArgs(workload, o, "run"))
 		if err != nil {
 			return "", err
 		}
 		theirs = append(theirs, t)
 		fmt.Printf("  round %d  sysbench: %9.1f tps  %7.1f µs CPU/txn\n", r+1, t.tps, t.cpuPerTxn()*1e6)
+		b.printSyscalls(theirTrace, t.events)
 	}
 	ot, tt := median(ours, func(s sample) float64 { return s.tps }), median(theirs, func(s sample) float64 { return s.tps })
 	oc, tc := median(ours, sample.cpuPerTxn), median(theirs, sample.cpuPerTxn)
