@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -34,6 +35,7 @@ type conn struct {
 	cnt       counts
 	dest      []driver.Value
 	buf       []byte
+	yielded   time.Time // see yield
 }
 
 type counts struct{ reads, writes, others int64 }
@@ -52,12 +54,16 @@ func newStmt(sql string, read bool, nargs int) *stmt {
 	return &stmt{sql: sql, read: read, args: make([]driver.Value, nargs)}
 }
 
-// connector returns a driver connector for cfg (which it copies).
-func newConnector(cfg *mysql.Config) (driver.Connector, error) {
+// connector returns a driver connector for cfg (which it copies), whose
+// connections use blocking sockets when blocking is set (blocking.go).
+func newConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
 	c := cfg.Clone()
 	// The engine never uses client-side interpolation: prepared statements
 	// go to the server, text mode builds its own literals.
 	c.InterpolateParams = false
+	if blocking {
+		c.DialFunc = dialBlocking
+	}
 	return mysql.NewConnector(c)
 }
 
@@ -95,6 +101,7 @@ func (c *conn) prepare(s *stmt) error {
 
 // run executes s with its current arguments, reading every row.
 func (c *conn) run(s *stmt) error {
+	c.yield()
 	if s.ps == nil {
 		c.buf = renderSQL(c.buf[:0], s.sql, s.args)
 		if err := c.text(string(c.buf), s.read); err != nil {
@@ -137,6 +144,7 @@ func (c *conn) query(sql string, read bool) error {
 }
 
 func (c *conn) text(sql string, read bool) error {
+	c.yield()
 	if read {
 		rows, err := c.rc.Query(sql, nil) //nolint:staticcheck
 		if err != nil {

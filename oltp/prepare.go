@@ -94,7 +94,7 @@ func (e *ExistingTablesError) Error() string {
 
 // openDB opens a small pool on cfg for prepare, prewarm and cleanup.
 func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
-	cn, err := newConnector(cfg)
+	cn, err := newConnector(cfg, false)
 	if err != nil {
 		return nil, err
 	}

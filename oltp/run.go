@@ -43,9 +43,13 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		return nil, err
 	}
 	o.RandSeed = effectiveSeed(o)
-	cn, err := newConnector(cfg)
+	blocking := useBlocking(cfg, o.Threads)
+	cn, err := newConnector(cfg, blocking)
 	if err != nil {
 		return nil, err
+	}
+	if blocking {
+		defer reserveProcs(o.Threads)()
 	}
 	sh := &shared{
 		o: &o, connector: cn, stopCh: make(chan struct{}), fatalCh: make(chan struct{}),

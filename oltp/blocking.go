@@ -1,0 +1,172 @@
+package oltp
+
+import (
+	"context"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Blocking sockets. A Go read on a socket normally goes read → EAGAIN →
+// park the goroutine → epoll_wait → wake → read again, and every park and
+// wake also wakes the runtime's sysmon thread and spinning Ms: with one
+// worker, oltp_insert made 6.7 syscalls per event (strace -c) where
+// sysbench, which blocks in recv on its own thread, makes 4. A worker
+// connection whose socket is in blocking mode instead waits inside read(2)
+// like sysbench's threads: the goroutine keeps its M and P through the
+// syscall and nothing else in the runtime wakes up.
+//
+// That only works when every blocked worker can keep a P: if the workers
+// outnumber GOMAXPROCS, sysmon retakes the P of a goroutine that has been
+// in a syscall for 20 µs and hands it to another, which costs far more than
+// the netpoller. So a run that uses blocking sockets first reserves
+// GOMAXPROCS for its workers (reserveProcs), and runs with more than
+// maxBlockingThreads workers keep the netpoller.
+
+// maxBlockingThreads bounds the GOMAXPROCS a run may ask for. Idle Ps cost
+// little, but stop-the-world and GC work grow with their number.
+const maxBlockingThreads = 128
+
+// useBlocking tells whether a run with threads workers on cfg uses
+// blocking sockets: not with read/write timeouts (a blocked read(2) does
+// not see deadlines) nor a caller's own dialer.
+func useBlocking(cfg *mysql.Config, threads int) bool {
+	if threads > maxBlockingThreads || cfg.ReadTimeout > 0 || cfg.WriteTimeout > 0 || cfg.DialFunc != nil {
+		return false
+	}
+	switch cfg.Net {
+	case "tcp", "tcp4", "tcp6", "unix":
+		return true
+	}
+	return false
+}
+
+// dialBlocking dials like the driver does, then moves the socket out of
+// Go's netpoller: it duplicates the descriptor, closes the original (which
+// removes it from epoll; otherwise every packet still wakes the thread
+// waiting in epoll_wait) and puts the duplicate in blocking mode behind an
+// *os.File, whose Read and Write are plain read(2) and write(2) calls that
+// wait in the kernel. When any step fails the ordinary connection is kept.
+func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+	nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nc, nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nc, nil
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil || derr != nil {
+		return nc, nil
+	}
+	syscall.CloseOnExec(fd)
+	laddr, raddr := nc.LocalAddr(), nc.RemoteAddr()
+	nc.Close() // the duplicate keeps the socket open
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	// A blocking descriptor is not pollable, so os.NewFile leaves it out
+	// of the netpoller.
+	f := os.NewFile(uintptr(fd), network+":"+addr)
+	return &blockingConn{File: f, fd: fd, laddr: laddr, raddr: raddr}, nil
+}
+
+// blockingConn is a net.Conn over a socket in blocking mode. The *os.File
+// reference-counts the descriptor, so a Close during a Read cannot let the
+// reader reach a reused descriptor number; Close first shuts the socket
+// down, which wakes a reader blocked in read(2). Deadlines are not
+// supported (os.File returns ErrNoDeadline); useBlocking rules out the
+// configurations that set them.
+type blockingConn struct {
+	*os.File
+	fd           int
+	laddr, raddr net.Addr
+	once         sync.Once
+	err          error
+}
+
+func (c *blockingConn) LocalAddr() net.Addr  { return c.laddr }
+func (c *blockingConn) RemoteAddr() net.Addr { return c.raddr }
+
+func (c *blockingConn) Close() error {
+	c.once.Do(func() {
+		syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		c.err = c.File.Close()
+	})
+	return c.err
+}
+
+// yieldEvery is how often a worker passes through the scheduler (checked
+// before each statement, as an event may take longer than 10 ms). A
+// worker on a blocking socket (blocking.go) otherwise never does: it
+// alternates between Go code and read(2) without parking, so its P's
+// scheduling tick never moves, and after 10 ms the runtime's sysmon takes
+// it for a goroutine hogging the P, retakes the P at every 20 µs check
+// while it sits in read(2) and hands it to another thread. That cost 18 µs
+// of CPU per oltp_insert event in the sysmon thread alone, and moved the
+// worker between threads. A Gosched every few milliseconds resets the
+// tick for the price of one scheduler pass.
+const yieldEvery = 2 * time.Millisecond
+
+// yield passes through the scheduler when the connection has not done so
+// for yieldEvery.
+func (c *conn) yield() {
+	if now := time.Now(); now.Sub(c.yielded) > yieldEvery {
+		runtime.Gosched()
+		c.yielded = now
+	}
+}
+
+// procReservations tracks the GOMAXPROCS that runs with blocking sockets
+// asked for: the runtime's value is raised to the original plus one P per
+// blocked worker (and one for the coordinator) while any such run is
+// active, and restored after the last one ends.
+var procReservations struct {
+	sync.Mutex
+	active int // workers of active runs
+	orig   int
+}
+
+// reserveProcs raises GOMAXPROCS so that n more workers can each block in
+// a syscall on their own P, and returns the function that gives them back.
+func reserveProcs(n int) (release func()) {
+	r := &procReservations
+	r.Lock()
+	if r.active == 0 {
+		r.orig = runtime.GOMAXPROCS(0)
+	}
+	r.active += n
+	if want := r.active + 1; want > runtime.GOMAXPROCS(0) {
+		runtime.GOMAXPROCS(want)
+	}
+	r.Unlock()
+	return func() {
+		r.Lock()
+		defer r.Unlock()
+		r.active -= n
+		if r.active > 0 {
+			return
+		}
+		if runtime.GOMAXPROCS(0) == r.orig {
+			return
+		}
+		if os.Getenv("GOMAXPROCS") == "" {
+			// Back to the runtime's own (cgroup-aware, self-updating) value.
+			runtime.SetDefaultGOMAXPROCS()
+		} else {
+			runtime.GOMAXPROCS(r.orig)
+		}
+	}
+}
