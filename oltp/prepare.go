@@ -1,6 +1,7 @@
 package oltp
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -250,7 +252,11 @@ func loadTable(ctx context.Context, c *sql.Conn, o *Options, dist *Dist, r *Rand
 	rows := loadRows(o)
 	if rows > 0 {
 		log.printf("Inserting %d records into '%s'", rows, t)
-		if err := insertRows(ctx, c, o, dist, r, n, rows); err != nil {
+		load := insertRows
+		if canLoadLocal(ctx, c, n) {
+			load = loadRowsLocal
+		}
+		if err := load(ctx, c, o, dist, r, n, rows); err != nil {
 			return fmt.Errorf("load %s: %w", t, err)
 		}
 	}
@@ -263,7 +269,9 @@ func loadTable(ctx context.Context, c *sql.Conn, o *Options, dist *Dist, r *Rand
 	return nil
 }
 
-// insertRows sends the table's rows as ~512 KiB multi-row INSERTs.
+// insertRows sends the table's rows as ~512 KiB multi-row INSERTs, as
+// sysbench does; loadRowsLocal is the faster path used when the server
+// accepts it.
 func insertRows(ctx context.Context, c *sql.Conn, o *Options, dist *Dist, r *Rand, n, rows int) error {
 	prefix := "INSERT INTO " + tableName(n) + "(k, c, pad) VALUES"
 	if !o.AutoInc {
@@ -332,4 +340,98 @@ func cleanup(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 		}
 	}
 	return nil
+}
+
+// Prepare's fast path: the same rows sent as LOAD DATA LOCAL INFILE from
+// memory, in statements of the same ~512 KiB, each autocommitted like
+// sysbench's INSERTs. The server parses the CSV rows more cheaply than a
+// multi-row INSERT's literals: on MariaDB 10.11 (2 cores, 4×100k rows, 2
+// threads) prepare took 1.05 s instead of 1.45 s. The tables end up
+// identical (TestPrepareMatchesSysbench); what differs is the server's
+// statement counters (Com_load instead of Com_insert) and, slightly, the
+// rows per statement, as CSV rows are shorter than VALUES tuples.
+// Servers that refuse LOCAL INFILE (local_infile=OFF, MySQL 8's default)
+// get the INSERTs. Measured and rejected: one transaction per table with
+// unique_checks=0 and foreign_key_checks=0 for InnoDB's bulk-insert path
+// (1.9 s), 4 MiB statements (1.6 s), a connection per table (no change).
+
+// localInfileSeq names the driver's reader handlers, which are global.
+var localInfileSeq atomic.Int64
+
+// canLoadLocal tells whether loadRowsLocal can fill table n through c:
+// the session's AUTO_INCREMENT steps are 1 (see loadRowsLocal) and the
+// server takes LOAD DATA LOCAL INFILE, tried by loading nothing into the
+// (empty) table.
+func canLoadLocal(ctx context.Context, c *sql.Conn, n int) bool {
+	var inc, off int64
+	if err := c.QueryRowContext(ctx, "SELECT @@session.auto_increment_increment, @@session.auto_increment_offset").Scan(&inc, &off); err != nil || inc != 1 || off != 1 {
+		return false
+	}
+	name := fmt.Sprintf("benchmatrix-probe-%d", localInfileSeq.Add(1))
+	mysql.RegisterReaderHandler(name, func() io.Reader { return strings.NewReader("") })
+	defer mysql.DeregisterReaderHandler(name)
+	_, err := c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+tableName(n)+" (k)")
+	return err == nil
+}
+
+// loadRowsLocal sends the table's rows as LOAD DATA LOCAL INFILE
+// statements of at most bulkPacketSize bytes of CSV each, generated while
+// the previous one runs.
+func loadRowsLocal(ctx context.Context, c *sql.Conn, o *Options, dist *Dist, r *Rand, n, rows int) error {
+	// The ids are always explicit: LOAD DATA is a "bulk insert" whose row
+	// count InnoDB does not know in advance, so AUTO_INCREMENT would
+	// reserve ids in growing blocks and leave gaps between statements
+	// (ids up to 4262 for 3000 rows). Explicit 1..N give sysbench's ids and
+	// AUTO_INCREMENT = N+1; canLoadLocal checks that auto_increment_increment
+	// and _offset are 1, as then sysbench's INSERTs get exactly those ids.
+	stmt := "LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE " + tableName(n) + " FIELDS TERMINATED BY ',' (id, k, c, pad)"
+	name := fmt.Sprintf("benchmatrix-load-%d", localInfileSeq.Add(1))
+	stmt = fmt.Sprintf(stmt, name)
+	var cur []byte // the chunk the running statement reads
+	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(cur) })
+	defer mysql.DeregisterReaderHandler(name)
+
+	chunks := make(chan []byte, 2)
+	genCtx, stopGen := context.WithCancel(ctx)
+	defer stopGen()
+	go func() {
+		defer close(chunks)
+		var cv [cLen]byte
+		var pv [padLen]byte
+		size := uint32(o.TableSize)
+		buf := make([]byte, 0, bulkPacketSize)
+		for i := 1; i <= rows; i++ {
+			r.Digits(cv[:], 11)
+			r.Digits(pv[:], 11)
+			k := dist.Draw(r, 1, size)
+			if len(buf)+cLen+padLen+32 > bulkPacketSize {
+				select {
+				case chunks <- buf:
+				case <-genCtx.Done():
+					return
+				}
+				buf = make([]byte, 0, bulkPacketSize)
+			}
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendUint(buf, uint64(k), 10)
+			buf = append(buf, ',')
+			buf = append(buf, cv[:]...)
+			buf = append(buf, ',')
+			buf = append(buf, pv[:]...)
+			buf = append(buf, '\n')
+		}
+		if len(buf) > 0 {
+			select {
+			case chunks <- buf:
+			case <-genCtx.Done():
+			}
+		}
+	}()
+	for cur = range chunks {
+		if _, err := c.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
 }
