@@ -26,17 +26,25 @@ import (
 // in a syscall for 20 µs and hands it to another, which costs far more than
 // the netpoller. So a run that uses blocking sockets first reserves
 // GOMAXPROCS for its workers (reserveProcs), and runs with more than
-// maxBlockingThreads workers keep the netpoller.
+// maxBlockingThreads() workers keep the netpoller.
 
-// maxBlockingThreads bounds the GOMAXPROCS a run may ask for. Idle Ps cost
-// little, but stop-the-world and GC work grow with their number.
-const maxBlockingThreads = 128
+// blockingThreadsPerCPU bounds the runs that use blocking sockets: at most
+// this many workers per CPU (and never more than 128, where stop-the-world
+// and GC work grow with the number of Ps). Past it the netpoller wins,
+// because one epoll_wait then returns many ready connections. Measured with
+// bench-vs-sysbench on 2 CPUs, oltp_point_select tps and CPU/txn ratios to
+// sysbench, netpoller → blocking: 8 threads 0.76/1.31 → 0.95/1.10, but
+// 16 threads 0.91/1.13 → 0.87/1.26, 32 threads 0.93/1.08 → 0.85/1.26,
+// 64 threads 1.01/0.92 → 0.85/1.23.
+const blockingThreadsPerCPU = 4
+
+func maxBlockingThreads() int { return min(blockingThreadsPerCPU*runtime.NumCPU(), 128) }
 
 // useBlocking tells whether a run with threads workers on cfg uses
 // blocking sockets: not with read/write timeouts (a blocked read(2) does
 // not see deadlines) nor a caller's own dialer.
 func useBlocking(cfg *mysql.Config, threads int) bool {
-	if threads > maxBlockingThreads || cfg.ReadTimeout > 0 || cfg.WriteTimeout > 0 || cfg.DialFunc != nil {
+	if threads > maxBlockingThreads() || cfg.ReadTimeout > 0 || cfg.WriteTimeout > 0 || cfg.DialFunc != nil {
 		return false
 	}
 	switch cfg.Net {

@@ -12,7 +12,7 @@ import (
 const perfEvents = "raw_syscalls:sys_enter,syscalls:sys_enter_read,syscalls:sys_enter_recvfrom," +
 	"syscalls:sys_enter_write,syscalls:sys_enter_sendto,syscalls:sys_enter_poll," +
 	"syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_futex,syscalls:sys_enter_nanosleep," +
-	"syscalls:sys_enter_sched_yield,context-switches"
+	"syscalls:sys_enter_sched_yield,context-switches,cpu-migrations,page-faults"
 
 // printSyscalls prints the counts per transaction from a `perf stat -x,`
 // file written under -syscalls.
