@@ -4,6 +4,11 @@
 // so that drift in the machine hits both alike.
 //
 //	go run ./cmd/bench-vs-sysbench [-time 10s] [-rounds 3] [-table-size 100000]
+//	go run ./cmd/bench-vs-sysbench -workloads oltp_insert -rounds 1 -syscalls /tmp/sc
+//
+// -syscalls runs both clients under `perf stat` and prints their syscalls,
+// context switches, CPU migrations and page faults per transaction; the
+// machine is usually shared, so compare ours and sysbench from one run.
 //
 // The engine runs in a child process (this binary re-executed with -child)
 // so that its CPU time can be read from the child's rusage exactly as
