@@ -23,13 +23,17 @@ import (
 type aliver interface{ Alive() bool }
 
 // noSpace names a full filesystem under the datadir as the cause of a
-// failure: the server's "table is full" (1114) or "no space" (errno 28),
-// or less than 1% of the filesystem left.
+// failure: the server's "table is full" (1114) or "no space" (errno 28) in
+// the error or its error log, or less than 1% of the filesystem left.
 func (r *Runner) noSpace(err error) string {
 	dir := r.srv.Info().Datadir
-	msg := err.Error()
-	full := strings.Contains(msg, "Error 1114") || strings.Contains(msg, "is full") ||
-		strings.Contains(msg, "No space left") || strings.Contains(msg, "errno: 28") || strings.Contains(msg, "Errcode: 28")
+	// The server's own words, in the error or in its log: a server that
+	// ran out of space may also just die, or fail to restart.
+	text := err.Error() + "\n" + r.srv.LogTail(40)
+	full := false
+	for _, sign := range []string{"Error 1114", "is full", "No space left", "errno: 28", "Errcode: 28", "error 28", "out of disk space"} {
+		full = full || strings.Contains(text, sign)
+	}
 	var st syscall.Statfs_t
 	if dir != "" && syscall.Statfs(dir, &st) == nil {
 		free := int64(st.Bavail) * int64(st.Bsize)
