@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"benchmatrix/oltp"
 )
 
 // Manifest is a decoded, validated manifest.
@@ -217,17 +219,9 @@ func ParseDuration(v any) (time.Duration, error) {
 		}
 		return time.Duration(x * float64(time.Second)), nil
 	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil {
-			return ParseDuration(f)
-		}
-		d, err := time.ParseDuration(x)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (e.g. \"30s\", \"5m\")", x)
-		}
-		if d < 0 {
-			return 0, fmt.Errorf("%q is negative", x)
-		}
-		return d, nil
+		// Bare seconds ("30", "0.5") or a Go duration ("30s", "1m30s"), as
+		// the engine's own options read them.
+		return oltp.ParseSeconds(x)
 	}
 	return 0, fmt.Errorf("want a duration such as \"30s\", got a %s", typeName(v))
 }

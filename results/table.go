@@ -52,25 +52,24 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 // WriteTable prints the comparison table for a terminal.
 func WriteTable(w io.Writer, r *Run) error {
 	header, rows := ComparisonRows(r)
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: alignments(len(header))}),
-	)
-	t.Header(anyRow(header)...)
-	for _, row := range rows {
-		if err := t.Append(anyRow(row)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return renderTable(w, header, rows, false)
 }
 
 func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
+	return renderTable(w, header, rows, true)
+}
+
+// renderTable draws a table with the first column left-aligned and the
+// figures right-aligned, in box characters or as Markdown.
+func renderTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
+	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: alignments(len(header))}),
-	)
+	}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	t := tablewriter.NewTable(w, opts...)
 	t.Header(anyRow(header)...)
 	for _, row := range rows {
 		if err := t.Append(anyRow(row)...); err != nil {
