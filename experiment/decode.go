@@ -230,8 +230,10 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			if s, ok := d.str(key, v); ok {
 				m.CellName = s
 			}
+		case "pivot":
+			m.Pivot, _ = d.str(key, v)
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, prewarm, cold, drain, drain_cap, drain_pages, observe)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe)")
 		}
 	}
 }

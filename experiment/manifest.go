@@ -40,6 +40,10 @@ type Manifest struct {
 	// CellName is a template such as "{scenario}-t{threads}"; empty means
 	// scenario/axis=value/...
 	CellName string `json:"cell_name,omitempty"`
+	// Pivot is the parameter whose values become the columns of
+	// summary.md's pivot ("scenario" or an axis); default: the scenario,
+	// else the last axis.
+	Pivot string `json:"pivot,omitempty"`
 
 	Server ServerSpec `json:"server"`
 	// Inject, when set, causes stalls on purpose during each cell.

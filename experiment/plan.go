@@ -193,6 +193,9 @@ func (d *decoder) validate(m *Manifest) {
 			}
 		}
 	}
+	if m.Pivot != "" && !varying[m.Pivot] {
+		d.problem("experiment.pivot", "%q is neither \"scenario\" nor a parameter that varies", m.Pivot)
+	}
 	for _, ph := range placeholderRE.FindAllStringSubmatch(m.CellName, -1) {
 		if !varying[ph[1]] {
 			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])

@@ -49,28 +49,32 @@ type Host struct {
 
 // Run is a whole matrix run: what was asked, where it ran, and every cell.
 type Run struct {
-	Tool          Tool               `json:"tool"`
-	Experiment    string             `json:"experiment"`
-	Description   string             `json:"description,omitempty"`
-	ManifestPath  string             `json:"manifest_path"`
-	Manifest      string             `json:"manifest"` // the manifest text as run
-	ManifestHash  string             `json:"manifest_sha256"`
-	Baseline      string             `json:"baseline,omitempty"`
-	Columns       []string           `json:"columns"`
-	MetricColumns []string           `json:"metric_columns,omitempty"`
-	ServerConfig  []experiment.Param `json:"server_config"`
-	Plan          []experiment.Cell  `json:"plan"`
-	Order         string             `json:"order"`
-	Seed          int64              `json:"seed,omitempty"` // of a shuffled order
-	Status        string             `json:"status"`
-	Started       time.Time          `json:"started"`
-	Finished      time.Time          `json:"finished,omitempty"`
-	Server        server.Info        `json:"server"`
-	Host          Host               `json:"host"`
-	Cells         []Cell             `json:"cells"`
-	Notes         []string           `json:"notes,omitempty"`
-	Variables     map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
-	Fingerprint   *Fingerprint       `json:"fingerprint,omitempty"`
+	Tool          Tool     `json:"tool"`
+	Experiment    string   `json:"experiment"`
+	Description   string   `json:"description,omitempty"`
+	ManifestPath  string   `json:"manifest_path"`
+	Manifest      string   `json:"manifest"` // the manifest text as run
+	ManifestHash  string   `json:"manifest_sha256"`
+	Baseline      string   `json:"baseline,omitempty"`
+	Columns       []string `json:"columns"`
+	MetricColumns []string `json:"metric_columns,omitempty"`
+	// Axes names the varying parameters that come from [axes] (the others
+	// come from scenarios); Pivot is the parameter summary.md pivots on.
+	Axes         []string           `json:"axes,omitempty"`
+	Pivot        string             `json:"pivot,omitempty"`
+	ServerConfig []experiment.Param `json:"server_config"`
+	Plan         []experiment.Cell  `json:"plan"`
+	Order        string             `json:"order"`
+	Seed         int64              `json:"seed,omitempty"` // of a shuffled order
+	Status       string             `json:"status"`
+	Started      time.Time          `json:"started"`
+	Finished     time.Time          `json:"finished,omitempty"`
+	Server       server.Info        `json:"server"`
+	Host         Host               `json:"host"`
+	Cells        []Cell             `json:"cells"`
+	Notes        []string           `json:"notes,omitempty"`
+	Variables    map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
+	Fingerprint  *Fingerprint       `json:"fingerprint,omitempty"`
 }
 
 // Cell is the outcome of one cell run.

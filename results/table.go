@@ -174,43 +174,91 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	return nil
 }
 
-// writePivot prints tps with scenarios as columns and the other varying
-// parameters as rows, when the run has both.
+// pivotColumn is the parameter whose values become the pivot's columns:
+// the run's choice ([experiment] pivot), else the scenario, else the last
+// varying parameter.
+func pivotColumn(r *Run) string {
+	if r.Pivot != "" {
+		return r.Pivot
+	}
+	for _, c := range r.Cells {
+		if c.Scenario != "" {
+			return "scenario"
+		}
+	}
+	if n := len(r.Columns); n > 0 {
+		return r.Columns[n-1]
+	}
+	return ""
+}
+
+func summaryValue(s Summary, name string) string {
+	if name == "scenario" {
+		return s.Scenario
+	}
+	for _, p := range s.Params {
+		if p.Name == name {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// writePivot prints tps with one parameter's values as columns (see
+// pivotColumn) and the other varying parameters as rows, with the ratio to
+// the baseline scenario when the columns are scenarios. It says nothing when
+// there is no second dimension.
 func writePivot(w io.Writer, r *Run) error {
+	colName := pivotColumn(r)
+	if colName == "" {
+		return nil
+	}
 	sums := r.Summaries()
-	var scenarios, rowKeys []string
-	seenS, seenR := map[string]bool{}, map[string]bool{}
+	var cols, rowKeys []string
+	seenC, seenR := map[string]bool{}, map[string]bool{}
 	cell := map[string]Summary{}
 	for _, s := range sums {
-		rk := trimScenario(s.Name, s.Scenario)
-		if s.Scenario == "" || rk == "" || rk == s.Name {
-			return nil // no scenarios, or no other axis: the main table says it all
+		cv := summaryValue(s, colName)
+		var rest []string
+		if colName != "scenario" && s.Scenario != "" {
+			rest = append(rest, s.Scenario)
 		}
-		if !seenS[s.Scenario] {
-			seenS[s.Scenario] = true
-			scenarios = append(scenarios, s.Scenario)
+		for _, p := range s.Params {
+			if p.Name != colName && !isScenarioParam(r, s.Scenario, p.Name) {
+				rest = append(rest, p.Name+"="+p.Value)
+			}
+		}
+		rk := strings.Join(rest, " ")
+		if !seenC[cv] {
+			seenC[cv] = true
+			cols = append(cols, cv)
 		}
 		if !seenR[rk] {
 			seenR[rk] = true
 			rowKeys = append(rowKeys, rk)
 		}
-		cell[s.Scenario+"\x00"+rk] = s
+		cell[cv+"\x00"+rk] = s
 	}
-	fmt.Fprintf(w, "\n### tps by scenario\n\n")
-	header := append([]string{""}, scenarios...)
+	if len(cols) < 2 || len(rowKeys) < 2 {
+		return nil // one dimension: the main table says it all
+	}
+	fmt.Fprintf(w, "\n### tps by %s\n\n", colName)
+	header := append([]string{""}, cols...)
 	var rows [][]string
 	for _, rk := range rowKeys {
 		row := []string{rk}
 		var base float64
-		if b, ok := cell[r.Baseline+"\x00"+rk]; ok {
-			base = b.TPS
+		if colName == "scenario" {
+			if b, ok := cell[r.Baseline+"\x00"+rk]; ok {
+				base = b.TPS
+			}
 		}
-		for _, sc := range scenarios {
-			s, ok := cell[sc+"\x00"+rk]
+		for _, cv := range cols {
+			s, ok := cell[cv+"\x00"+rk]
 			switch {
 			case !ok || s.Runs == 0:
 				row = append(row, "-")
-			case base > 0 && sc != r.Baseline:
+			case base > 0 && cv != r.Baseline:
 				row = append(row, fmt.Sprintf("%.1f (%.2fx)", s.TPS, s.TPS/base))
 			default:
 				row = append(row, fmt.Sprintf("%.1f", s.TPS))
@@ -219,6 +267,21 @@ func writePivot(w io.Writer, r *Run) error {
 		rows = append(rows, row)
 	}
 	return writeMarkdownTable(w, header, rows)
+}
+
+// isScenarioParam reports whether a parameter comes from the cell's
+// scenario rather than an axis (it is then named by the scenario, not
+// repeated in the pivot's row).
+func isScenarioParam(r *Run, scenario, name string) bool {
+	if scenario == "" {
+		return false
+	}
+	for _, ax := range r.Axes {
+		if ax == name {
+			return false
+		}
+	}
+	return true
 }
 
 // writeExplain says, per cell run, what the observers saw: stalls and the

@@ -132,6 +132,8 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		Baseline:      m.Baseline,
 		Columns:       r.plan.Columns,
 		MetricColumns: metricColumns(r.plan),
+		Axes:          axisNames(m),
+		Pivot:         m.Pivot,
 		ServerConfig:  m.Server.Config,
 		Plan:          r.plan.Cells,
 		Order:         r.plan.Order,
@@ -436,6 +438,14 @@ func (r *Runner) createSchema(ctx context.Context) error {
 		return fmt.Errorf("create database %s: %w", r.schema, err)
 	}
 	return nil
+}
+
+func axisNames(m *experiment.Manifest) []string {
+	var out []string
+	for _, ax := range m.Axes {
+		out = append(out, ax.Name)
+	}
+	return out
 }
 
 // metricColumns are the sampled columns of intervals.csv: the observer's,
