@@ -210,6 +210,16 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 		}
 		return nil
 	}
+	// Worker t loads tables t+1, t+1+threads, ... (§1.3).
+	return perTable(ctx, db, threads, nums, func(ctx context.Context, c *sql.Conn, n int) error {
+		return loadTable(ctx, c, &o, dist, NewRand(seed, 1<<20+n), n, log)
+	})
+}
+
+// perTable runs fn for every table on threads connections, worker t taking
+// tables t, t+threads, ... of nums, as sysbench's prepare and prewarm
+// share tables out. The first error cancels the others and is returned.
+func perTable(ctx context.Context, db *sql.DB, threads int, nums []int, fn func(ctx context.Context, c *sql.Conn, n int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, threads)
@@ -221,9 +231,8 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 					return err
 				}
 				defer c.Close()
-				// Worker t loads tables t+1, t+1+threads, ... (§1.3).
 				for i := t; i < len(nums); i += threads {
-					if err := loadTable(ctx, c, &o, dist, NewRand(seed, 1<<20+nums[i]), nums[i], log); err != nil {
+					if err := fn(ctx, c, nums[i]); err != nil {
 						return err
 					}
 				}

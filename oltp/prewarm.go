@@ -24,35 +24,13 @@ func prewarm(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 	}
 	defer db.Close()
 	nums := tableNumbers(&o)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make(chan error, threads)
-	for t := 0; t < threads; t++ {
-		go func() {
-			errs <- func() error {
-				c, err := db.Conn(ctx)
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				for i := t; i < len(nums); i += threads {
-					log.printf("Prewarming table %s", tableName(nums[i]))
-					if err := prewarmTable(ctx, c, nums[i]); err != nil {
-						return fmt.Errorf("prewarm %s: %w", tableName(nums[i]), err)
-					}
-				}
-				return nil
-			}()
-		}()
-	}
-	var first error
-	for t := 0; t < threads; t++ {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-			cancel()
+	return perTable(ctx, db, threads, nums, func(ctx context.Context, c *sql.Conn, n int) error {
+		log.printf("Prewarming table %s", tableName(n))
+		if err := prewarmTable(ctx, c, n); err != nil {
+			return fmt.Errorf("prewarm %s: %w", tableName(n), err)
 		}
-	}
-	return first
+		return nil
+	})
 }
 
 // prewarmTable reads the clustered index (every row, in primary-key

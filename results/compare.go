@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"benchmatrix/experiment"
@@ -552,21 +550,7 @@ func mdCell(s string) string {
 }
 
 func writeCompareTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: compareAlignments(len(header))}),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(anyRow(header)...)
-	for _, row := range rows {
-		if err := t.Append(anyRow(row)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
+	return renderTable(w, header, rows, compareAlignments(len(header)), markdown)
 }
 
 // compareAlignments: names and the verdict on the left, figures right.

@@ -52,19 +52,19 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 // WriteTable prints the comparison table for a terminal.
 func WriteTable(w io.Writer, r *Run) error {
 	header, rows := ComparisonRows(r)
-	return renderTable(w, header, rows, false)
+	return renderTable(w, header, rows, alignments(len(header)), false)
 }
 
 func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	return renderTable(w, header, rows, true)
+	return renderTable(w, header, rows, alignments(len(header)), true)
 }
 
-// renderTable draws a table with the first column left-aligned and the
-// figures right-aligned, in box characters or as Markdown.
-func renderTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
+// renderTable draws a table with the given column alignments, in box
+// characters or as Markdown.
+func renderTable(w io.Writer, header []string, rows [][]string, aligns []tw.Align, markdown bool) error {
 	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: alignments(len(header))}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
 	}
 	if markdown {
 		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
