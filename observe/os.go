@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // userHZ is the tick rate of the times in /proc/stat and /proc/PID/stat.
@@ -108,6 +109,20 @@ func parsePidStat(text string) (uint64, error) {
 		return 0, fmt.Errorf("pid stat: bad utime/stime %q %q", f[11], f[12])
 	}
 	return u + s, nil
+}
+
+// ProcessCPU returns the user+system CPU time the process pid has used so
+// far, from /proc/PID/stat (10 ms resolution).
+func ProcessCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	ticks, err := parsePidStat(string(b))
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
 // mountFor finds the mount whose device is major:minor in

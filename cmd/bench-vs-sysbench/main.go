@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/server"
 
@@ -47,8 +48,7 @@ type config struct {
 	tableSize     int
 	rwThreads     int
 	psThreads     int
-	prepTables    int
-	prepTableSize int
+	prepShapes    string
 	prepThreads   int
 	workloads     string
 	cpuprofile    string
@@ -64,8 +64,7 @@ func main() {
 	flag.IntVar(&cfg.tableSize, "table-size", 100000, "rows per table for the run workloads")
 	flag.IntVar(&cfg.rwThreads, "rw-threads", 8, "threads of oltp_read_write")
 	flag.IntVar(&cfg.psThreads, "ps-threads", 8, "threads of oltp_point_select")
-	flag.IntVar(&cfg.prepTables, "prepare-tables", 4, "tables for the prepare comparison")
-	flag.IntVar(&cfg.prepTableSize, "prepare-table-size", 100000, "rows per table for the prepare comparison")
+	flag.StringVar(&cfg.prepShapes, "prepare-shapes", "4x100000,1x400000", "TABLESxROWS shapes for the prepare comparison (the second has fewer tables than threads: sysbench loads it on one connection)")
 	flag.IntVar(&cfg.prepThreads, "prepare-threads", 2, "threads for the prepare comparison")
 	flag.StringVar(&cfg.workloads, "workloads", "oltp_read_write,oltp_point_select,oltp_insert,prepare", "what to compare")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "child: write a CPU profile of the engine's runs to this file prefix")
@@ -192,7 +191,18 @@ func compare(ctx context.Context, cfg config) error {
 		case "":
 			continue
 		case "prepare":
-			line, err = b.comparePrepare(ctx)
+			for _, shape := range strings.Split(cfg.prepShapes, ",") {
+				var tables, size int
+				if _, err := fmt.Sscanf(strings.TrimSpace(shape), "%dx%d", &tables, &size); err != nil || tables < 1 || size < 1 {
+					return fmt.Errorf("-prepare-shapes: %q is not TABLESxROWS", shape)
+				}
+				line, err := b.comparePrepare(ctx, tables, size)
+				if err != nil {
+					return fmt.Errorf("prepare %s: %w", shape, err)
+				}
+				lines = append(lines, line)
+			}
+			continue
 		case "oltp_read_write":
 			line, err = b.compareRun(ctx, w, cfg.rwThreads)
 		case "oltp_point_select":
@@ -348,23 +358,48 @@ func (b *bench) compareRun(ctx context.Context, workload string, threads int) (s
 		workload, threads, ot, tt, ot/tt, oc*1e6, tc*1e6, oc/tc), nil
 }
 
-func (b *bench) comparePrepare(ctx context.Context) (string, error) {
+func (b *bench) comparePrepare(ctx context.Context, tables, size int) (string, error) {
 	o := oltp.DefaultOptions()
 	o.Workload = "oltp_read_write"
-	o.Tables, o.TableSize, o.Threads = b.cfg.prepTables, b.cfg.prepTableSize, b.cfg.prepThreads
+	o.Tables, o.TableSize, o.Threads = tables, size, b.cfg.prepThreads
 	rows := float64(o.Tables * o.TableSize)
 	fmt.Printf("prepare: %d tables × %d rows, %d threads (default rand-type special, as sysbench)\n", o.Tables, o.TableSize, o.Threads)
-	var ours, theirs []float64
+	// Where the work goes: the server's CPU seconds (from /proc) beside
+	// the client's (rusage), per 1,000 rows.
+	type prep struct{ rate, client, server float64 }
+	var ours, theirs []prep
+	measure := func(run func() (sample, error)) (prep, error) {
+		before, err := observe.ProcessCPU(b.sb.PID())
+		if err != nil {
+			return prep{}, err
+		}
+		s, err := run()
+		if err != nil {
+			return prep{}, err
+		}
+		after, err := observe.ProcessCPU(b.sb.PID())
+		if err != nil {
+			return prep{}, err
+		}
+		k := rows / 1000
+		return prep{rate: rows / s.elapsed.Seconds(), client: s.cpu.Seconds() * 1e3 / k, server: (after - before).Seconds() * 1e3 / k}, nil
+	}
+	show := func(r int, who string, p prep) {
+		fmt.Printf("  round %d  %-9s %9.0f rows/s  CPU per 1k rows: client %5.2f ms, server %5.2f ms\n", r+1, who+":", p.rate, p.client, p.server)
+	}
 	for r := 0; r < b.cfg.rounds; r++ {
 		if err := b.cleanupAll(ctx, o); err != nil {
 			return "", err
 		}
-		s, _, err := b.runChild(ctx, childRequest{Options: o, Prepare: true})
+		p, err := measure(func() (sample, error) {
+			s, _, err := b.runChild(ctx, childRequest{Options: o, Prepare: true})
+			return s, err
+		})
 		if err != nil {
 			return "", err
 		}
-		ours = append(ours, rows/s.elapsed.Seconds())
-		fmt.Printf("  round %d  ours:     %9.0f rows/s (%v)\n", r+1, ours[r], s.elapsed.Round(time.Millisecond))
+		ours = append(ours, p)
+		show(r, "ours", p)
 		if err := b.cleanupAll(ctx, o); err != nil {
 			return "", err
 		}
@@ -372,19 +407,33 @@ func (b *bench) comparePrepare(ctx context.Context) (string, error) {
 			"--mysql-port=" + b.ep.Addr[strings.LastIndexByte(b.ep.Addr, ':')+1:], "--mysql-user=root", "--mysql-db=sbtest",
 			"--tables=" + strconv.Itoa(o.Tables), "--table-size=" + strconv.Itoa(o.TableSize),
 			"--threads=" + strconv.Itoa(o.Threads), "prepare"}
-		t, _, err := b.runSysbench(ctx, args)
+		p, err = measure(func() (sample, error) {
+			s, _, err := b.runSysbench(ctx, args)
+			return s, err
+		})
 		if err != nil {
 			return "", err
 		}
-		theirs = append(theirs, rows/t.elapsed.Seconds())
-		fmt.Printf("  round %d  sysbench: %9.0f rows/s (%v)\n", r+1, theirs[r], t.elapsed.Round(time.Millisecond))
+		theirs = append(theirs, p)
+		show(r, "sysbench", p)
 	}
 	if err := b.cleanupAll(ctx, o); err != nil {
 		return "", err
 	}
-	id := func(f float64) float64 { return f }
-	om, tm := medianF(ours, id), medianF(theirs, id)
-	return fmt.Sprintf("%-18s %dx%d rows   rows/s %9.0f vs %9.0f  ratio %.3f", "prepare", o.Tables, o.TableSize, om, tm, om/tm), nil
+	med := func(ps []prep, f func(prep) float64) float64 {
+		xs := make([]float64, len(ps))
+		for i, p := range ps {
+			xs[i] = f(p)
+		}
+		return medianF(xs, func(x float64) float64 { return x })
+	}
+	rate := func(p prep) float64 { return p.rate }
+	server := func(p prep) float64 { return p.server }
+	client := func(p prep) float64 { return p.client }
+	om, tm := med(ours, rate), med(theirs, rate)
+	return fmt.Sprintf("%-18s %dx%d rows, %d threads   rows/s %9.0f vs %9.0f  ratio %.3f   CPU per 1k rows: server %.2f vs %.2f ms, client %.2f vs %.2f ms",
+		"prepare", o.Tables, o.TableSize, o.Threads, om, tm, om/tm,
+		med(ours, server), med(theirs, server), med(ours, client), med(theirs, client)), nil
 }
 
 func median(ss []sample, f func(sample) float64) float64 {
