@@ -42,17 +42,17 @@ import (
 )
 
 type config struct {
-	runTime       time.Duration
-	rounds        int
-	tables        int
-	tableSize     int
-	rwThreads     int
-	psThreads     int
-	prepShapes    string
-	prepThreads   int
-	workloads     string
-	cpuprofile    string
-	syscalls      string
+	runTime     time.Duration
+	rounds      int
+	tables      int
+	tableSize   int
+	rwThreads   int
+	psThreads   int
+	prepShapes  string
+	prepThreads int
+	workloads   string
+	cpuprofile  string
+	syscalls    string
 }
 
 func main() {
