@@ -219,13 +219,27 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 }
 
 // perTable runs fn for every table on threads connections, worker t taking
-// tables t, t+threads, ... of nums, as sysbench's prepare and prewarm
-// share tables out. The first error cancels the others and is returned.
+// tables t, t+threads, ... of nums, as sysbench's prewarm shares tables
+// out. The first error cancels the others and is returned.
 func perTable(ctx context.Context, db *sql.DB, threads int, nums []int, fn func(ctx context.Context, c *sql.Conn, n int) error) error {
+	return onConns(ctx, db, threads, func(ctx context.Context, c *sql.Conn, t int) error {
+		for i := t; i < len(nums); i += threads {
+			if err := fn(ctx, c, nums[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// onConns runs fn(ctx, c, t) for t = 0..threads-1 at once, each on a
+// connection of its own. The first error cancels the others and is
+// returned.
+func onConns(ctx context.Context, db *sql.DB, threads int, fn func(ctx context.Context, c *sql.Conn, t int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, threads)
-	for t := 0; t < threads; t++ {
+	for t := range threads {
 		go func() {
 			errs <- func() error {
 				c, err := db.Conn(ctx)
@@ -233,17 +247,12 @@ func perTable(ctx context.Context, db *sql.DB, threads int, nums []int, fn func(
 					return err
 				}
 				defer c.Close()
-				for i := t; i < len(nums); i += threads {
-					if err := fn(ctx, c, nums[i]); err != nil {
-						return err
-					}
-				}
-				return nil
+				return fn(ctx, c, t)
 			}()
 		}()
 	}
 	var first error
-	for t := 0; t < threads; t++ {
+	for range threads {
 		if err := <-errs; err != nil && first == nil {
 			first = err
 			cancel()
@@ -340,42 +349,22 @@ func gcd(a, b int) int {
 	return a
 }
 
-// run loads every table on threads connections. The first error cancels
-// the others and is returned.
+// run loads every table on threads connections, each taking the next
+// unit from the queue until none is left.
 func (l *loader) run(ctx context.Context, db *sql.DB, threads int, nums []int) error {
 	units := l.units(nums, threads)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var next atomic.Int64
-	errs := make(chan error, threads)
-	for range threads {
-		go func() {
-			errs <- func() error {
-				c, err := db.Conn(ctx)
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(units) {
-						return nil
-					}
-					if err := l.load(ctx, c, units[i]); err != nil {
-						return err
-					}
-				}
-			}()
-		}()
-	}
-	var first error
-	for range threads {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-			cancel()
+	return onConns(ctx, db, threads, func(ctx context.Context, c *sql.Conn, _ int) error {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(units) {
+				return nil
+			}
+			if err := l.load(ctx, c, units[i]); err != nil {
+				return err
+			}
 		}
-	}
-	return first
+	})
 }
 
 // load fills one unit: creating its table first if no worker has, and
@@ -443,12 +432,12 @@ func loadStream(n, b int) int { return 1<<62 | n<<31 | b }
 // explicit); loadRowsLocal is the faster path used when the server
 // accepts it. Statements are generated while the previous one runs.
 func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error {
-	withID := !l.o.AutoInc || l.explicitIDs
+	withID := l.explicitIDs
 	prefix := "INSERT INTO " + tableName(u.tbl.n) + "(k, c, pad) VALUES"
 	if withID {
 		prefix = "INSERT INTO " + tableName(u.tbl.n) + "(id, k, c, pad) VALUES"
 	}
-	return sendChunks(ctx, func(send func([]byte) bool) {
+	return sendChunks(ctx, func(send func(string) bool) {
 		bb := newBulkBuffer(prefix)
 		var row []byte
 		l.rows(u, func(id int, k uint32, cv, pv []byte) bool {
@@ -463,17 +452,17 @@ func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error 
 			row = append(row, "', '"...)
 			row = append(row, pv...)
 			row = append(row, "')"...)
-			if !bb.fits(len(row)) && !send([]byte(bb.take())) {
+			if !bb.fits(len(row)) && !send(bb.take()) {
 				return false
 			}
 			bb.add(row)
 			return true
 		})
 		if bb.rows > 0 {
-			send([]byte(bb.take()))
+			send(bb.take())
 		}
-	}, func(q []byte) error {
-		_, err := c.ExecContext(ctx, string(q))
+	}, func(q string) error {
+		_, err := c.ExecContext(ctx, q)
 		return err
 	})
 }
@@ -481,13 +470,13 @@ func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error 
 // sendChunks runs gen in a goroutine, executing each chunk it sends with
 // exec while it generates the next. A failed exec (or ctx ending) stops
 // gen and is returned.
-func sendChunks(ctx context.Context, gen func(send func([]byte) bool), exec func([]byte) error) error {
-	chunks := make(chan []byte, 2)
+func sendChunks[T any](ctx context.Context, gen func(send func(T) bool), exec func(T) error) error {
+	chunks := make(chan T, 2)
 	genCtx, stopGen := context.WithCancel(ctx)
 	defer stopGen()
 	go func() {
 		defer close(chunks)
-		gen(func(b []byte) bool {
+		gen(func(b T) bool {
 			select {
 			case chunks <- b:
 				return true
