@@ -322,14 +322,13 @@ func explicitIDs(ctx context.Context, db *sql.DB, o *Options) (bool, error) {
 // units cuts the tables into the queue of units for threads workers.
 func (l *loader) units(nums []int, threads int) []loadUnit {
 	rows := loadRows(l.o)
+	blocks := (rows + loadBlock - 1) / loadBlock
 	parts := 1
-	if l.explicitIDs && rows > 0 {
+	if l.explicitIDs && blocks > 0 {
 		// As many parts per table as make tables×parts a multiple of the
 		// threads, within the table's number of blocks.
-		parts = threads / gcd(len(nums), threads)
-		parts = min(parts, (rows+loadBlock-1)/loadBlock)
+		parts = min(threads/gcd(len(nums), threads), blocks)
 	}
-	blocks := (rows + loadBlock - 1) / loadBlock
 	var out []loadUnit
 	for _, n := range nums {
 		t := &loadTable{n: n}
@@ -432,9 +431,8 @@ func loadStream(n, b int) int { return 1<<62 | n<<31 | b }
 // explicit); loadRowsLocal is the faster path used when the server
 // accepts it. Statements are generated while the previous one runs.
 func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error {
-	withID := l.explicitIDs
 	prefix := "INSERT INTO " + tableName(u.tbl.n) + "(k, c, pad) VALUES"
-	if withID {
+	if l.explicitIDs {
 		prefix = "INSERT INTO " + tableName(u.tbl.n) + "(id, k, c, pad) VALUES"
 	}
 	return sendChunks(ctx, func(send func(string) bool) {
@@ -442,7 +440,7 @@ func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error 
 		var row []byte
 		l.rows(u, func(id int, k uint32, cv, pv []byte) bool {
 			row = append(row[:0], '(')
-			if withID {
+			if l.explicitIDs {
 				row = strconv.AppendInt(row, int64(id), 10)
 				row = append(row, ", "...)
 			}
