@@ -420,31 +420,17 @@ func (b *bench) comparePrepare(ctx context.Context, tables, size int) (string, e
 	if err := b.cleanupAll(ctx, o); err != nil {
 		return "", err
 	}
-	med := func(ps []prep, f func(prep) float64) float64 {
-		xs := make([]float64, len(ps))
-		for i, p := range ps {
-			xs[i] = f(p)
-		}
-		return medianF(xs, func(x float64) float64 { return x })
-	}
 	rate := func(p prep) float64 { return p.rate }
 	server := func(p prep) float64 { return p.server }
 	client := func(p prep) float64 { return p.client }
-	om, tm := med(ours, rate), med(theirs, rate)
+	om, tm := median(ours, rate), median(theirs, rate)
 	return fmt.Sprintf("%-18s %dx%d rows, %d threads   rows/s %9.0f vs %9.0f  ratio %.3f   CPU per 1k rows: server %.2f vs %.2f ms, client %.2f vs %.2f ms",
 		"prepare", o.Tables, o.TableSize, o.Threads, om, tm, om/tm,
-		med(ours, server), med(theirs, server), med(ours, client), med(theirs, client)), nil
+		median(ours, server), median(theirs, server), median(ours, client), median(theirs, client)), nil
 }
 
-func median(ss []sample, f func(sample) float64) float64 {
-	xs := make([]float64, len(ss))
-	for i, s := range ss {
-		xs[i] = f(s)
-	}
-	return medianF(xs, func(x float64) float64 { return x })
-}
-
-func medianF(xs []float64, f func(float64) float64) float64 {
+// median is the median of f over xs (0 for none).
+func median[T any](xs []T, f func(T) float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
