@@ -4,9 +4,9 @@
 GO      ?= go
 BIN     := bin/benchmatrix
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X benchmatrix/runner.Version=$(VERSION)
+LDFLAGS := -X benchmatrix/version.Version=$(VERSION)
 
-.PHONY: build test fuzz check docker-image bench-matrix bench-smoke bench-observe bench-vs-sysbench deps deps-test
+.PHONY: build test fuzz check lint docker-image bench-matrix bench-smoke bench-observe bench-vs-sysbench deps deps-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/benchmatrix
@@ -38,10 +38,23 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./experiment
 	$(GO) test -run '^$$' -fuzz '^FuzzParseCommandLine$$' -fuzztime $(FUZZTIME) ./oltp
 
+# staticcheck, pinned, installed from the Go module proxy into bin/tools.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/tools/staticcheck-$(STATICCHECK_VERSION)
+
+$(STATICCHECK):
+	@mkdir -p bin/tools
+	GOBIN=$(CURDIR)/bin/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv bin/tools/staticcheck $(STATICCHECK)
+
+lint: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
 check:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files --others --exclude-standard '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(MAKE) lint
 	$(MAKE) test
 
 # The durability matrix (manifests/flush.toml) on a sandbox benchmatrix starts itself.

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"benchmatrix/catalog"
 	"benchmatrix/oltp"
 )
 
-// Load reads, decodes and validates a manifest file.
+// Load reads and decodes a manifest file (see Parse).
 func Load(path string) (*Manifest, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -22,8 +24,11 @@ func Load(path string) (*Manifest, error) {
 	return Parse(path, string(src))
 }
 
-// Parse decodes and validates manifest text. Every problem is reported at
-// once, each with its key and line, in a single *Error.
+// Parse decodes manifest text onto the defaults: what the file sets, with
+// the right types, in known sections and keys. Every such problem is
+// reported at once, each with its key and line, in a single *Error. What
+// needs the whole manifest and the flags (values, the matrix) is checked
+// by Resolve.
 func Parse(path, src string) (*Manifest, error) {
 	var raw map[string]any
 	md, err := toml.Decode(src, &raw)
@@ -35,17 +40,38 @@ func Parse(path, src string) (*Manifest, error) {
 		return nil, &Error{Path: path, Problems: []Problem{{Msg: "broken TOML: " + err.Error()}}}
 	}
 	d := &decoder{lines: indexLines(src), order: keyOrder(md)}
-	m := &Manifest{Path: path, Source: src, Repeats: 1, Duration: 0, Server: ServerSpec{Provider: "sandbox", Schema: "sbtest"}}
+	m := defaults()
+	m.Path, m.Source, m.lines, m.set = path, src, d.lines, d.order
 	d.decode(raw, m)
-	d.validate(m)
 	if len(d.problems) > 0 {
-		sort.SliceStable(d.problems, func(i, j int) bool {
-			a, b := d.problems[i].Line, d.problems[j].Line
-			return a != 0 && (b == 0 || a < b)
-		})
-		return nil, &Error{Path: path, Problems: d.problems}
+		// Every problem at once: what the values say too, as written (the
+		// flags cannot make a manifest with these problems valid).
+		d.validate(m, catalog.Provider(m.Server.Provider))
+		return nil, &Error{Path: path, Problems: sortProblems(dedupe(d.problems))}
 	}
 	return m, nil
+}
+
+// dedupe drops a problem reported twice (by decoding and by validation).
+func dedupe(ps []Problem) []Problem {
+	seen := map[Problem]bool{}
+	out := ps[:0]
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sortProblems orders problems by line, those without one last.
+func sortProblems(ps []Problem) []Problem {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].Line, ps[j].Line
+		return a != 0 && (b == 0 || a < b)
+	})
+	return ps
 }
 
 type decoder struct {
@@ -213,12 +239,10 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			d.zip(key, v, m)
 		case "order":
 			if s, ok := d.str(key, v); ok {
-				switch s {
-				case "grouped", "written", "shuffled":
-					m.Order = s
-				default:
+				if !slices.Contains(orders, Order(s)) {
 					d.problem(key, "%q: want grouped, written or shuffled", s)
 				}
+				m.Order = Order(s)
 			}
 		case "seed":
 			if n, ok := v.(int64); ok {
@@ -337,12 +361,10 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 		switch k {
 		case "provider":
 			if s, ok := d.str(key, v); ok {
-				switch s {
-				case "sandbox", "docker", "external":
-				default:
-					d.problem(key, "unknown provider %q (sandbox, docker or external)", s)
+				if _, err := catalog.Lookup(s); err != nil {
+					d.problem(key, "%v", err)
 				}
-				m.Server.Provider = s
+				m.Server.Provider = catalog.ProviderName(s)
 			}
 		case "binary":
 			m.Server.Binary, _ = d.str(key, v)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"benchmatrix/catalog"
 )
 
 const flushManifest = `
@@ -47,7 +49,7 @@ func TestParseAndExpand(t *testing.T) {
 	if len(m.Server.Config) != 1 || m.Server.Config[0] != (Param{"log_bin", "binlog"}) {
 		t.Fatalf("server.config = %+v", m.Server.Config)
 	}
-	p, err := Expand(m)
+	p, err := Resolve(m, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestRepeatsInterleave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := Expand(m)
+	p, _ := Resolve(m, Flags{})
 	var got []string
 	for _, c := range p.Cells {
 		got = append(got, c.Scenario+"#"+string(rune('0'+c.Repeat)))
@@ -109,11 +111,12 @@ func TestProblemsNameKeyAndLine(t *testing.T) {
 		{"empty axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = []\n", []string{"line 4: axes.threads: an axis needs at least one value"}},
 		{"scenario param bad", "[workload]\nname = \"oltp_insert\"\n[scenarios]\na = { sync_binlog = 1, rand_type = \"weird\" }\n", []string{"line 4: scenarios.a.rand_type"}},
 		{"every problem at once", "[experiment]\nnme = 1\nrepeats = 0\n[workload]\nname = \"oltp_insert\"\ntabels = 1\n", []string{"line 2: experiment.nme", "line 3: experiment.repeats", "line 6: workload.tabels"}},
+		{"decoding and value problems at once", "[experiment]\nnme = 1\n[workload]\nname = \"oltp_insert\"\nthreads = 0\n", []string{"line 2: experiment.nme", "line 5: workload.threads"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("m.toml", c.src)
+			_, err := resolve("m.toml", c.src)
 			var me *Error
 			if !errors.As(err, &me) {
 				t.Fatalf("got %v, want *Error", err)
@@ -150,7 +153,7 @@ innodb_buffer_pool_size = ["64M", "128M"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Expand(m)
+	p, err := Resolve(m, Flags{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +194,7 @@ table_size = [1000, 2000]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := Expand(m)
+	p, _ := Resolve(m, Flags{})
 	restarts, reloads := 0, 0
 	for _, c := range p.Cells {
 		if len(c.Change.Restart) > 0 {
@@ -213,8 +216,8 @@ func TestShuffledOrderIsSeeded(t *testing.T) {
 	src := "[experiment]\norder = \"shuffled\"\nseed = 7\n[workload]\nname = \"oltp_read_only\"\n[axes]\nthreads = [1, 2, 3, 4, 5, 6]\n"
 	m1, _ := Parse("x.toml", src)
 	m2, _ := Parse("x.toml", src)
-	p1, _ := Expand(m1)
-	p2, _ := Expand(m2)
+	p1, _ := Resolve(m1, Flags{})
+	p2, _ := Resolve(m2, Flags{})
 	for i := range p1.Cells {
 		if p1.Cells[i].Name != p2.Cells[i].Name {
 			t.Fatalf("same seed, different order at %d", i)
@@ -231,7 +234,7 @@ func TestMoreProblems(t *testing.T) {
 		{"[experiment]\nexclude = [{ threads = 1 }]\n[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = [1]\n", "the matrix is empty"},
 		{"[experiment]\norder = \"random\"\n[workload]\nname = \"oltp_insert\"\n", "line 2: experiment.order"},
 	} {
-		_, err := Parse("m.toml", c.src)
+		_, err := resolve("m.toml", c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want mention of %q", c.src, err, c.want)
 		}
@@ -251,7 +254,7 @@ func TestShippedManifestsPlan(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		p, err := Expand(m)
+		p, err := Resolve(m, Flags{})
 		if err != nil || len(p.Cells) == 0 {
 			t.Errorf("%s: %v (%d cells)", f, err, len(p.Cells))
 		}
@@ -263,14 +266,121 @@ func TestShippedManifestsPlan(t *testing.T) {
 
 func TestOptionTheWorkloadDoesNotRead(t *testing.T) {
 	t.Parallel()
-	_, err := Parse("m.toml", "[workload]\nname = \"oltp_insert\"\npoint_selects = 5\n")
+	_, err := resolve("m.toml", "[workload]\nname = \"oltp_insert\"\npoint_selects = 5\n")
 	if err == nil || !strings.Contains(err.Error(), "line 3: workload.point_selects: oltp_insert does not read point_selects") {
 		t.Fatalf("got %v", err)
 	}
 	// An axis over workloads: reinsert_id is fine for oltp_read_write, not
 	// for oltp_point_select.
-	_, err = Parse("m.toml", "[workload]\nname = \"oltp_read_write\"\nreinsert_id = \"auto\"\n[axes]\nworkload = [\"oltp_read_write\", \"oltp_point_select\"]\n")
+	_, err = resolve("m.toml", "[workload]\nname = \"oltp_read_write\"\nreinsert_id = \"auto\"\n[axes]\nworkload = [\"oltp_read_write\", \"oltp_point_select\"]\n")
 	if err == nil || !strings.Contains(err.Error(), "oltp_point_select does not read reinsert_id") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// resolve parses and resolves manifest text without flags, as run and plan
+// do.
+func resolve(path, src string) (*Plan, error) {
+	m, err := Parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	return Resolve(m, Flags{})
+}
+
+// Defaults, then the manifest, then the flags: each later one wins, and the
+// manifest the caller holds is not changed.
+func TestResolveOrder(t *testing.T) {
+	t.Parallel()
+	m, err := Parse("m.toml", "[experiment]\nduration = \"10s\"\nwarmup = \"auto\"\nrepeats = 2\n[workload]\nname = \"oltp_read_only\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Resolve(m, Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Cells[0]; c.Workload.Time != 10*time.Second || c.Workload.Warmup != 0 || !c.Policy.WarmupAuto ||
+		c.Policy.WarmupCap != DefaultWarmupCap || !c.Policy.Drain || !c.Policy.Observe || len(p.Cells) != 2 || p.Manifest.Name != "m" {
+		t.Fatalf("manifest over defaults: %+v (%d cells)", c, len(p.Cells))
+	}
+	d, w, off := 3*time.Second, time.Second, false
+	p, err = Resolve(m, Flags{Duration: &d, Warmup: &w, Repeats: 3, Observe: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Cells[0]; c.Workload.Time != d || c.Workload.Warmup != w || c.Policy.WarmupAuto || c.Policy.Observe || len(p.Cells) != 3 {
+		t.Fatalf("flags over manifest: %+v (%d cells)", c, len(p.Cells))
+	}
+	if m.Duration != 10*time.Second || m.Repeats != 2 || !m.Policy.WarmupAuto {
+		t.Fatalf("Resolve changed the parsed manifest: %+v", m)
+	}
+	// A rerun keeps the stored durations unless the flags say otherwise.
+	stored := append([]Cell(nil), p.Cells...)
+	p, err = Resolve(m, Flags{Repeats: 3, Rerun: stored})
+	if err != nil || p.Cells[2].Workload.Time != d {
+		t.Fatalf("rerun: %v, %+v", err, p.Cells[2].Workload)
+	}
+}
+
+// What a provider cannot do or does not read is refused at plan time,
+// naming both.
+func TestProviderCapabilitiesAndKeys(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		src   string
+		flags Flags
+		want  string
+	}{
+		{"[experiment]\ncold = true\n[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/s\"\n[workload]\nname = \"oltp_read_only\"\n",
+			Flags{}, `line 2: experiment.cold: cold = true needs the "restarts" capability, which provider external lacks`},
+		{"[workload]\nname = \"oltp_read_only\"\n[axes]\nimage = [\"a:1\", \"b:2\"]\n",
+			Flags{}, `line 4: axes.image: an image parameter needs the "images" capability, which provider sandbox lacks`},
+		{"[server]\ndsn = \"u@tcp(h:3306)/s\"\n[workload]\nname = \"oltp_read_only\"\n",
+			Flags{}, "line 2: server.dsn: provider sandbox does not read it"},
+		{"[workload]\nname = \"oltp_read_only\"\n",
+			Flags{Provider: "external"}, "server.dsn: provider external needs a server"},
+		{"[workload]\nname = \"oltp_read_only\"\n",
+			Flags{Provider: "kubernetes"}, `--provider: unknown provider "kubernetes" (sandbox, docker, external)`},
+		{"[server]\nprovider = \"dockr\"\n[workload]\nname = \"oltp_read_only\"\n",
+			Flags{}, `line 2: server.provider: unknown provider "dockr"`},
+	} {
+		m, err := Parse("m.toml", c.src)
+		if err == nil {
+			_, err = Resolve(m, c.flags)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %+v:\n got %v\nwant %s", c.src, c.flags, err, c.want)
+		}
+	}
+	// The image axis is fine once the provider is docker (by flag, too).
+	m, _ := Parse("m.toml", "[workload]\nname = \"oltp_read_only\"\n[axes]\nimage = [\"a:1\", \"b:2\"]\n")
+	if p, err := Resolve(m, Flags{Provider: "docker"}); err != nil || p.Cells[1].Image != "b:2" || !p.Cells[1].Change.Start {
+		t.Fatalf("docker image axis: %v", err)
+	}
+}
+
+// Restart decisions come from the flavor when it is known; a variable
+// restart-only on one flavor only is marked as depending on it otherwise.
+func TestRestartDecisionsByFlavor(t *testing.T) {
+	t.Parallel()
+	m, err := Parse("m.toml", "[experiment]\norder = \"written\"\n[workload]\nname = \"oltp_read_only\"\n[axes]\ninnodb_log_file_size = [\"48M\", \"96M\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flavor catalog.Flavor
+		want   string
+	}{{catalog.MariaDB, "set"}, {catalog.MySQL, "restart"}, {"", "restart?"}} {
+		p, err := Resolve(m, Flags{Flavor: c.flavor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Cells[1].Change.Cost(); got != c.want {
+			t.Errorf("flavor %q: second cell costs %s, want %s", c.flavor, got, c.want)
+		}
+		if q := p.ForFlavor(catalog.MySQL); q.Cells[1].Change.Cost() != "restart" || p.Cells[1].Change.Cost() != c.want {
+			t.Errorf("ForFlavor: %s, and the original became %s", q.Cells[1].Change.Cost(), p.Cells[1].Change.Cost())
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// FuzzParse: the decoder never panics, and every failure is an *Error
+// FuzzParse: the decoder and Resolve never panic, and every failure is an *Error
 // listing problems (the CLI maps it to exit code 2).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("../manifests/*.toml")
@@ -20,16 +20,16 @@ func FuzzParse(f *testing.F) {
 	f.Add("[axes]\nthreads = [1, \"x\", 2.5, true]\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		m, err := Parse("fuzz.toml", src)
+		var p *Plan
+		if err == nil {
+			p, err = Resolve(m, Flags{})
+		}
 		if err != nil {
 			var me *Error
 			if !errors.As(err, &me) || len(me.Problems) == 0 {
 				t.Fatalf("error is not a problem list: %T %v", err, err)
 			}
 			return
-		}
-		p, err := Expand(m)
-		if err != nil {
-			t.Fatalf("a valid manifest does not expand: %v", err)
 		}
 		if len(p.Cells) == 0 {
 			t.Fatal("a valid manifest expands to no cell")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
 	"benchmatrix/oltp"
 )
 
@@ -33,10 +35,9 @@ type Manifest struct {
 	Exclude []map[string]string `json:"exclude,omitempty"`
 	// Zips are groups of axes that vary together (same position in each).
 	Zips [][]string `json:"zip,omitempty"`
-	// Order is "grouped" (default: fewest restarts and reloads),
-	// "written" (manifest order) or "shuffled" (with Seed, recorded).
-	Order string `json:"order"`
-	Seed  int64  `json:"seed,omitempty"`
+	// Order is the order of cells within each round of repeats.
+	Order Order `json:"order"`
+	Seed  int64 `json:"seed,omitempty"`
 	// CellName is a template such as "{scenario}-t{threads}"; empty means
 	// scenario/axis=value/...
 	CellName string `json:"cell_name,omitempty"`
@@ -52,13 +53,34 @@ type Manifest struct {
 	// Scenarios in file order; empty means one unnamed scenario.
 	Scenarios []Scenario `json:"scenarios"`
 	Axes      []Axis     `json:"axes"`
+
+	// lines maps dotted keys to the line that defines them, and set holds
+	// the keys the file sets: for problems found after decoding.
+	lines map[string]int
+	set   map[string]int
 }
+
+// Order is the order of the cells within each round of repeats.
+type Order string
+
+// The orders.
+const (
+	// Grouped (the default) runs cells that share loaded data and startup
+	// options together: the fewest restarts and reloads.
+	Grouped Order = "grouped"
+	// Written keeps the manifest's order.
+	Written Order = "written"
+	// Shuffled shuffles with a recorded seed.
+	Shuffled Order = "shuffled"
+)
+
+var orders = []Order{Grouped, Written, Shuffled}
 
 // ServerSpec is the [server] section.
 type ServerSpec struct {
-	Provider string `json:"provider"`
-	Binary   string `json:"binary,omitempty"`
-	TempDir  string `json:"tmpdir,omitempty"`
+	Provider catalog.ProviderName `json:"provider"`
+	Binary   string               `json:"binary,omitempty"`
+	TempDir  string               `json:"tmpdir,omitempty"`
 	// Image is the Docker image (provider docker); it may also vary as an
 	// axis or scenario key, for version comparisons.
 	Image string `json:"image,omitempty"`
@@ -122,10 +144,6 @@ type Inject struct {
 	Release string        `json:"release"`
 }
 
-// RunnerKeys are the parameters that belong to the runner rather than to
-// the workload or the server; they can vary as scenario or axis keys.
-var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true, "observe": true}
-
 // Problem is one thing wrong with a manifest.
 type Problem struct {
 	Key  string `json:"key"`
@@ -150,6 +168,9 @@ type Error struct {
 	Path     string
 	Problems []Problem
 }
+
+// ExitCode implements exitcode.Coder: a manifest problem is exit code 2.
+func (e *Error) ExitCode() int { return exitcode.Usage }
 
 func (e *Error) Error() string {
 	var b strings.Builder

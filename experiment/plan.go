@@ -8,18 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/oltp"
-	"benchmatrix/server"
-)
-
-// Defaults for keys a manifest leaves out.
-const (
-	DefaultDuration = 30 * time.Second
-	DefaultWarmup   = 5 * time.Second
-	// DefaultWarmupCap bounds warmup = "auto".
-	DefaultWarmupCap = 2 * time.Minute
-	// DefaultDrainCap bounds the wait for dirty pages between cells.
-	DefaultDrainCap = time.Minute
 )
 
 // Cell is one run of the workload under one combination of parameters.
@@ -45,19 +35,6 @@ type Cell struct {
 	Change Change `json:"change"`
 }
 
-func parseBool(v string) (bool, error) {
-	switch strings.ToLower(v) {
-	case "true", "on", "1", "yes":
-		return true, nil
-	case "false", "off", "0", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q: want true or false", v)
-}
-
-// Key identifies the cell's parameter combination, without the repeat.
-func (c Cell) Key() string { return c.Name }
-
 // Plan is the ordered list of cell runs a manifest expands to.
 type Plan struct {
 	Manifest *Manifest `json:"-"`
@@ -65,232 +42,11 @@ type Plan struct {
 	// cell has a value for each (cells.csv has one column per name).
 	Columns []string `json:"columns"`
 	Cells   []Cell   `json:"cells"`
-	Order   string   `json:"order"`
+	Order   Order    `json:"order"`
 	Seed    int64    `json:"seed,omitempty"` // the shuffle's seed, to reproduce the order
-}
-
-// IsWorkloadKey reports whether a parameter name belongs to the workload
-// engine; every other name is a server variable.
-func IsWorkloadKey(name string) bool {
-	if RunnerKeys[name] {
-		return false
-	}
-	if name == "workload" {
-		return true
-	}
-	_, ok := oltp.CanonicalOption(name)
-	return ok
-}
-
-// validate checks what needs the whole manifest, and every parameter value
-// once, against the engine's option parser.
-func (d *decoder) validate(m *Manifest) {
-	if m.Name == "" {
-		m.Name = strings.TrimSuffix(baseName(m.Path), ".toml")
-	}
-	if m.Duration == 0 {
-		m.Duration = DefaultDuration
-	}
-	if !d.isSet("experiment.warmup") {
-		m.Warmup = DefaultWarmup
-	}
-	if m.Policy.WarmupAuto {
-		if m.Policy.WarmupCap == 0 {
-			m.Policy.WarmupCap = DefaultWarmupCap
-		}
-		m.Warmup = 0
-	}
-	if !d.isSet("experiment.drain") {
-		m.Policy.Drain = true
-	}
-	if !d.isSet("experiment.observe") {
-		m.Policy.Observe = true
-	}
-	if m.Policy.DrainCap == 0 {
-		m.Policy.DrainCap = DefaultDrainCap
-	}
-	if m.Server.Provider == "docker" && m.Server.Image == "" {
-		m.Server.Image = server.DefaultDockerImage
-	}
-	probe := oltp.DefaultOptions()
-	check := func(key string, p Param) {
-		if p.Name == "image" {
-			if m.Server.Provider != "docker" {
-				d.problem(key, "image varies only with [server] provider = \"docker\"")
-			}
-			return
-		}
-		if RunnerKeys[p.Name] {
-			if _, err := parseBool(p.Value); err != nil {
-				d.problem(key, "%v", err)
-			}
-			return
-		}
-		if !IsWorkloadKey(p.Name) {
-			if !varNameRE.MatchString(normalVar(p.Name)) {
-				d.problem(key, "%q is neither a workload option nor a server variable name", p.Name)
-			}
-			return
-		}
-		o := probe
-		if err := o.Set(p.Name, p.Value); err != nil {
-			d.problem(key, "%v", err)
-		}
-	}
-	hasWorkload := false
-	for _, p := range m.Workload {
-		check("workload."+workloadKey(p.Name), p)
-		hasWorkload = hasWorkload || p.Name == "workload"
-	}
-	if !hasWorkload {
-		d.problem("workload.name", "missing: say which workload to run (e.g. name = \"oltp_insert\"; known: %s)", strings.Join(oltp.Workloads(), ", "))
-	}
-	names := map[string]bool{}
-	for _, sc := range m.Scenarios {
-		names[sc.Name] = true
-		for _, p := range sc.Params {
-			check("scenarios."+sc.Name+"."+p.Name, p)
-		}
-	}
-	for _, ax := range m.Axes {
-		for _, v := range ax.Values {
-			check("axes."+ax.Name, Param{Name: ax.Name, Value: v})
-		}
-	}
-	if len(d.problems) > 0 {
-		// What follows expands the matrix, which needs valid values.
-		return
-	}
-	if m.Baseline != "" && !names[m.Baseline] {
-		plan, _ := expand(m)
-		found := false
-		if plan != nil {
-			for _, c := range plan.Cells {
-				found = found || c.Name == m.Baseline
-			}
-		}
-		if !found {
-			known := make([]string, 0, len(m.Scenarios))
-			for _, sc := range m.Scenarios {
-				known = append(known, sc.Name)
-			}
-			d.problem("experiment.baseline", "%q is neither a scenario nor a cell (scenarios: %s)", m.Baseline, strings.Join(known, ", "))
-		}
-	}
-	varying := map[string]bool{"scenario": true}
-	for _, sc := range m.Scenarios {
-		for _, p := range sc.Params {
-			varying[p.Name] = true
-		}
-	}
-	for _, ax := range m.Axes {
-		varying[ax.Name] = true
-	}
-	for _, ex := range m.Exclude {
-		for k := range ex {
-			if !varying[k] {
-				d.problem("experiment.exclude."+k, "%q is neither \"scenario\" nor a parameter that varies (a scenario or axis key)", k)
-			}
-		}
-	}
-	if m.Pivot != "" && !varying[m.Pivot] {
-		d.problem("experiment.pivot", "%q is neither \"scenario\" nor a parameter that varies", m.Pivot)
-	}
-	for _, ph := range placeholderRE.FindAllStringSubmatch(m.CellName, -1) {
-		if !varying[ph[1]] {
-			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])
-		}
-	}
-	if n := matrixSize(m); n > MaxCellRuns {
-		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
-	}
-	if len(d.problems) > 0 {
-		return
-	}
-	// Whole-cell checks: what only the combination can show.
-	plan, err := expand(m)
-	if err != nil {
-		key := ""
-		switch msg := err.Error(); {
-		case strings.Contains(msg, "zip"):
-			key = "experiment.zip"
-		case strings.Contains(msg, "named"):
-			key = "experiment.cell_name"
-		}
-		d.problem(key, "%v", err)
-		return
-	}
-	if len(plan.Cells) == 0 {
-		d.problem("", "the matrix is empty: no cell to run")
-	}
-	seen := map[string]bool{}
-	reported := map[string]bool{}
-	for _, c := range plan.Cells {
-		if c.Repeat != 1 || seen[c.Name] {
-			continue
-		}
-		seen[c.Name] = true
-		if err := c.Workload.Validate(); err != nil {
-			d.problem(cellKey(m, c), "cell %s: %v", c.Name, err)
-		}
-		// An option the cell's workload does not read is a mistake.
-		check := func(key string, p Param) {
-			if p.Name == "workload" || !IsWorkloadKey(p.Name) || reported[key] {
-				return
-			}
-			if ok, only := oltp.OptionApplies(p.Name, c.Workload.Workload); !ok {
-				reported[key] = true
-				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload, p.Name, strings.Join(only, ", "))
-			}
-		}
-		for _, p := range m.Workload {
-			check("workload."+p.Name, p)
-		}
-		for _, sc := range m.Scenarios {
-			if sc.Name == c.Scenario {
-				for _, p := range sc.Params {
-					check("scenarios."+sc.Name+"."+p.Name, p)
-				}
-			}
-		}
-		for _, p := range c.Params {
-			if isAxis(m, p.Name) {
-				check("axes."+p.Name, p)
-			}
-		}
-	}
-}
-
-func isAxis(m *Manifest, name string) bool {
-	for _, ax := range m.Axes {
-		if ax.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *decoder) isSet(key string) bool { _, ok := d.order[key]; return ok }
-
-func workloadKey(name string) string {
-	if name == "workload" {
-		return "name"
-	}
-	return name
-}
-
-func cellKey(m *Manifest, c Cell) string {
-	if c.Scenario != "" {
-		return "scenarios." + c.Scenario
-	}
-	return "workload"
-}
-
-func baseName(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
+	// Flavor is the server flavor the changes were computed for; empty
+	// when it was not known (see Change.Depends).
+	Flavor catalog.Flavor `json:"flavor,omitempty"`
 }
 
 // MaxCellRuns bounds a matrix: beyond it a manifest is almost surely a
@@ -317,23 +73,18 @@ func matrixSize(m *Manifest) float64 {
 	return n
 }
 
-// Expand turns a validated manifest into its plan: every scenario × every
+// expand turns a validated manifest into its plan: every scenario × every
 // combination of axis values (the last axis varying fastest; zipped axes
 // vary together), minus the excluded cells, repeated interleaved: all cells
 // once, then all cells again (A B C A B C), so that drift over time falls on
 // every cell alike. Within each round the order is grouped (fewest restarts
 // and reloads), as written, or shuffled with a recorded seed.
-func Expand(m *Manifest) (*Plan, error) { return expand(m) }
-
-func expand(m *Manifest) (*Plan, error) {
+func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 	scenarios := m.Scenarios
 	if len(scenarios) == 0 {
 		scenarios = []Scenario{{}}
 	}
-	p := &Plan{Manifest: m, Order: m.Order, Seed: m.Seed}
-	if p.Order == "" {
-		p.Order = "grouped"
-	}
+	p := &Plan{Manifest: m, Order: m.Order, Seed: m.Seed, Flavor: flavor}
 	seenCol := map[string]bool{}
 	addCol := func(n string) {
 		if !seenCol[n] {
@@ -379,13 +130,13 @@ func expand(m *Manifest) (*Plan, error) {
 			for _, prm := range c.Params {
 				switch {
 				case prm.Name == "prewarm":
-					c.Policy.Prewarm, _ = parseBool(prm.Value)
+					c.Policy.Prewarm, _ = oltp.ParseBool(prm.Value)
 				case prm.Name == "cold":
-					c.Policy.Cold, _ = parseBool(prm.Value)
+					c.Policy.Cold, _ = oltp.ParseBool(prm.Value)
 				case prm.Name == "image":
 					c.Image = prm.Value
 				case prm.Name == "observe":
-					c.Policy.Observe, _ = parseBool(prm.Value)
+					c.Policy.Observe, _ = oltp.ParseBool(prm.Value)
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -398,7 +149,7 @@ func expand(m *Manifest) (*Plan, error) {
 		repeats = 1
 	}
 	var rng *rand.Rand
-	if p.Order == "shuffled" {
+	if p.Order == Shuffled {
 		if p.Seed == 0 {
 			p.Seed = time.Now().UnixNano()
 		}
@@ -407,9 +158,9 @@ func expand(m *Manifest) (*Plan, error) {
 	for r := 1; r <= repeats; r++ {
 		round := append([]Cell(nil), base...)
 		switch p.Order {
-		case "grouped":
-			sort.SliceStable(round, func(i, j int) bool { return groupKey(round[i]) < groupKey(round[j]) })
-		case "shuffled":
+		case Grouped:
+			sort.SliceStable(round, func(i, j int) bool { return p.groupKey(round[i]) < p.groupKey(round[j]) })
+		case Shuffled:
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		}
 		for _, c := range round {
@@ -503,53 +254,30 @@ func excluded(rules []map[string]string, c Cell) bool {
 
 // groupKey orders cells so that those sharing loaded data and startup
 // options run together.
-func groupKey(c Cell) string {
-	return c.Image + "|" + DataKey(c.Workload) + "|" + restartKey(c)
+func (p *Plan) groupKey(c Cell) string {
+	return c.Image + "|" + oltp.DataShape(c.Workload) + "|" + p.restartKey(c)
 }
 
-func restartKey(c Cell) string {
+// restartKey is the cell's variables that take a value only at start (and
+// those that may, on a flavor not known yet).
+func (p *Plan) restartKey(c Cell) string {
 	var parts []string
-	for _, p := range c.Server {
-		if RestartOnly(p.Name) {
-			parts = append(parts, strings.ToLower(p.Name)+"="+p.Value)
+	for _, s := range c.Server {
+		if p.AtStart(s.Name) {
+			parts = append(parts, catalog.VariableName(s.Name)+"="+s.Value)
 		}
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
 
-// RestartOnly reports whether a variable needs a restart on MariaDB or
-// MySQL; the plan does not know which server will run it.
-func RestartOnly(name string) bool {
-	return server.RestartOnly(server.MariaDB, name) || server.RestartOnly(server.MySQL, name)
-}
-
-// DataKey says what a cell needs loaded: the schema family and every
-// option that reshapes the data.
-func DataKey(o oltp.Options) string {
-	family := "sbtest"
-	if o.Workload == "bulk_insert" {
-		family = fmt.Sprintf("bulk/%d", o.Threads)
-	}
-	return fmt.Sprintf("%s tables=%d size=%d auto_inc=%v secondary=%v create_secondary=%v engine=%s empty=%v",
-		family, o.Tables, o.TableSize, o.AutoInc, o.Secondary, o.CreateSecondary, strings.ToLower(o.StorageEngine),
-		EmptyTables(o))
-}
-
-// EmptyTables reports whether prepare creates the tables without rows, as
-// sysbench does for oltp_insert with auto_inc off (its ids would collide).
-func EmptyTables(o oltp.Options) bool { return o.Workload == "oltp_insert" && !o.AutoInc }
-
-// ChangesData reports whether running the workload changes the amount of
-// data, so the next cell must not reuse it.
-func ChangesData(o oltp.Options) bool {
-	switch o.Workload {
-	case "oltp_insert", "bulk_insert", "oltp_delete":
-		return true
-	case "oltp_read_write", "oltp_write_only", "oltp_legacy":
-		return o.ReinsertID == "auto"
-	}
-	return false
+// AtStart reports whether the plan sets a variable as a startup option
+// (with a restart between cells) rather than with SET GLOBAL: restart-only
+// on the plan's flavor, or on either flavor while the flavor is not known.
+// The runner decides with catalog.RestartNeed on the flavor the server
+// reports, and ForFlavor brings the plan in line when that differs.
+func (p *Plan) AtStart(name string) bool {
+	return catalog.RestartNeed(p.Flavor, name) != catalog.Dynamic
 }
 
 // Change is what the runner must do before a cell, given the cell before.
@@ -560,6 +288,9 @@ type Change struct {
 	Reload  bool    `json:"reload"`            // data loaded (again)
 	Cold    bool    `json:"cold,omitempty"`    // restart for an empty buffer pool
 	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
+	// Depends lists restart-only values whose restart depends on the
+	// flavor, not known when planning (a Docker image, an external server).
+	Depends []Param `json:"depends_on_flavor,omitempty"`
 }
 
 // Cost names the change in one word: start, restart+reload, set, ...
@@ -570,6 +301,8 @@ func (ch Change) Cost() string {
 		parts = append(parts, "start")
 	case len(ch.Restart) > 0 || ch.Cold:
 		parts = append(parts, "restart")
+	case len(ch.Depends) > 0:
+		parts = append(parts, "restart?")
 	}
 	if ch.Reload {
 		parts = append(parts, "reload")
@@ -581,6 +314,20 @@ func (ch Change) Cost() string {
 		return "none"
 	}
 	return strings.Join(parts, "+")
+}
+
+// ForFlavor is the plan with every cell's change computed for the flavor
+// the server turned out to be, so that the stored plan says what the run
+// does. The plan itself does not change.
+func (p *Plan) ForFlavor(flavor catalog.Flavor) *Plan {
+	if flavor == p.Flavor {
+		return p
+	}
+	q := *p
+	q.Cells = append([]Cell(nil), p.Cells...)
+	q.Flavor = flavor
+	q.computeChanges()
+	return &q
 }
 
 func (p *Plan) computeChanges() {
@@ -597,28 +344,65 @@ func (p *Plan) computeChanges() {
 			if c.Policy.Cold {
 				ch.Cold = true
 			}
-			if restartKey(*c) != restartKey(*prev) {
-				for _, s := range c.Server {
-					if RestartOnly(s.Name) {
+			if p.restartKey(*c) != p.restartKey(*prev) {
+				for _, s := range StartChanges(prev.Server, c.Server, p.AtStart) {
+					switch catalog.RestartNeed(p.Flavor, s.Name) {
+					case catalog.Restart:
 						ch.Restart = append(ch.Restart, s)
+					case catalog.Depends:
+						ch.Depends = append(ch.Depends, s)
 					}
 				}
 			}
 			switch {
-			case DataKey(c.Workload) != DataKey(prev.Workload):
+			case oltp.DataShape(c.Workload) != oltp.DataShape(prev.Workload):
 				ch.Reload, ch.Reason = true, "data shape changed"
-			case ChangesData(prev.Workload):
+			case oltp.ChangesData(prev.Workload):
 				ch.Reload, ch.Reason = true, prev.Workload.Workload+" changed the data"
 			}
 		}
 		for _, s := range c.Server {
-			if !RestartOnly(s.Name) {
+			if !p.AtStart(s.Name) {
 				ch.Dynamic = append(ch.Dynamic, s)
 			}
 		}
 		c.Change = ch
 		prev = c
 	}
+}
+
+// DefaultValue stands for a startup option a cell leaves out that the cell
+// before set: the server starts again with its own default.
+const DefaultValue = "(default)"
+
+// StartChanges lists the startup options (those atStart says) that differ
+// between the settings a server runs with and those wanted: each wanted
+// value that is new or different, and each old one left out, as
+// DefaultValue. plan and the runner name a restart's cause with it.
+func StartChanges(have, want []Param, atStart func(string) bool) []Param {
+	old := map[string]string{}
+	for _, s := range have {
+		if atStart(s.Name) {
+			old[catalog.VariableName(s.Name)] = s.Value
+		}
+	}
+	var out []Param
+	for _, s := range want {
+		if !atStart(s.Name) {
+			continue
+		}
+		n := catalog.VariableName(s.Name)
+		if v, ok := old[n]; !ok || v != s.Value {
+			out = append(out, s)
+		}
+		delete(old, n)
+	}
+	for _, s := range have {
+		if _, gone := old[catalog.VariableName(s.Name)]; gone {
+			out = append(out, Param{Name: s.Name, Value: DefaultValue})
+		}
+	}
+	return out
 }
 
 // Estimate is a rough wall time for the plan: warm-up and measurement of
@@ -706,17 +490,4 @@ func resolveWorkload(m *Manifest, params []Param) (oltp.Options, error) {
 		}
 	}
 	return o, nil
-}
-
-// Override changes the duration and warm-up of every cell (the run
-// command's --duration and --warmup flags).
-func (p *Plan) Override(duration, warmup *time.Duration) {
-	for i := range p.Cells {
-		if duration != nil {
-			p.Cells[i].Workload.Time = *duration
-		}
-		if warmup != nil {
-			p.Cells[i].Workload.Warmup = *warmup
-		}
-	}
 }

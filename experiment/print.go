@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"benchmatrix/oltp"
 )
 
 // PlanEntry is one cell run as `plan --json` prints it.
@@ -42,14 +44,22 @@ func (p *Plan) WriteText(w io.Writer) error {
 		name = p.Manifest.Name
 	}
 	fmt.Fprintf(w, "%s: %d cell run(s), order %s", name, len(p.Cells), p.Order)
-	if p.Order == "shuffled" {
+	if p.Order == Shuffled {
 		fmt.Fprintf(w, " (seed %d)", p.Seed)
 	}
 	fmt.Fprintf(w, ", estimated %s\n", p.Estimate().Round(time.Second))
+	if p.Flavor != "" {
+		fmt.Fprintf(w, "restarts as on %s (the server's flavor)\n", p.Flavor)
+	} else {
+		fmt.Fprintln(w, "flavor not known before the server starts: restart? marks a restart that depends on it")
+	}
 	for _, c := range p.Cells {
 		var detail []string
 		for _, prm := range c.Change.Restart {
 			detail = append(detail, "restart for "+prm.Name+"="+prm.Value)
+		}
+		for _, prm := range c.Change.Depends {
+			detail = append(detail, "restart for "+prm.Name+"="+prm.Value+" on some flavors")
 		}
 		if c.Change.Cold {
 			detail = append(detail, "restart for a cold start")
@@ -58,7 +68,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 			detail = append(detail, "set "+prm.Name+"="+prm.Value)
 		}
 		switch {
-		case c.Change.Reload && EmptyTables(c.Workload):
+		case c.Change.Reload && oltp.EmptyTables(c.Workload):
 			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
 		case c.Change.Reload:
 			detail = append(detail, fmt.Sprintf("load %dx%d rows (%s)", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason))

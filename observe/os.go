@@ -153,12 +153,11 @@ func devNumbers(dev uint64) (major, minor uint32) {
 
 // osReader reads the /proc files for one sampler.
 type osReader struct {
-	proc       string // "/proc", or a fake tree in tests
-	hasDisk    bool
-	major      uint32
-	minor      uint32
-	serverPID  int
-	clientPath string // proc/self/stat
+	proc      string // "/proc", or a fake tree in tests
+	hasDisk   bool
+	major     uint32
+	minor     uint32
+	serverPID int
 }
 
 // resolveDisk finds the block device under datadir. It returns a note when

@@ -57,8 +57,9 @@ type StallReport struct {
 	// Autocorr is the autocorrelation at the confirmed (or tested) lag.
 	Autocorr float64
 	// LeadingIgnored and TrailingIgnored count the intervals left out at
-	// either end: a single low first interval (ramp-up) and a low run that
-	// reaches the end of the series (drain).
+	// either end: a single low first interval (ramp-up) and a low run of
+	// at most maxDrain intervals that reaches the end of the series (the
+	// drain); a longer one is a stall lasting to the end of the window.
 	LeadingIgnored, TrailingIgnored int
 	// Text is a one-line summary, e.g. "4 stalls to zero, every 6.0 s,
 	// longest 1 s" or "no stalls".
@@ -84,6 +85,11 @@ type StallReport struct {
 //     only when every gap is within max(25 %, 1 step) of it; with ≥ 3 it is
 //     confirmed when the autocorrelation of the series within one lag of the
 //     period is a local peak above the 2/√N white-noise band.
+//
+// maxDrain is the longest low run at the end of a window that is taken for
+// the workers' drain rather than a stall.
+const maxDrain = 2
+
 func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallReport {
 	opt = opt.withDefaults()
 	if step <= 0 {
@@ -92,6 +98,11 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	sec := step.Seconds()
 	var r StallReport
 	r.Median = median(finite(tps))
+	if !(r.Median > 0) {
+		// More than half the window at zero (a server frozen for most of
+		// it): the throughput it had while it ran is the baseline.
+		r.Median = median(positive(tps))
+	}
 	n := len(tps)
 	if n == 0 || !(r.Median > 0) {
 		r.Text = "no stalls"
@@ -109,6 +120,9 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	end := n
 	for end > 0 && low[end-1] {
 		end--
+	}
+	if n-end > maxDrain {
+		end = n // longer than a drain: a stall that lasts to the end
 	}
 	r.TrailingIgnored = n - end
 	begin := 0
@@ -372,4 +386,14 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func positive(xs []float64) []float64 {
+	var out []float64
+	for _, x := range xs {
+		if x > 0 && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

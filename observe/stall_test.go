@@ -91,6 +91,16 @@ func TestDetectStalls(t *testing.T) {
 			count: 0, trail: 2, text: "no stalls",
 		},
 		{
+			name:  "a low run to the end longer than a drain is a stall",
+			tps:   append(steady(30, 1000, 5), 0, 0, 0, 0),
+			count: 1, zeros: 1, starts: []int{30}, text: "1 stall to zero, longest 4 s",
+		},
+		{
+			name:  "frozen for most of the window: the running rate is the baseline",
+			tps:   []float64{1000, 980, 0, 0, 0, 0, 0, 0},
+			count: 1, zeros: 1, starts: []int{2}, text: "1 stall to zero, longest 6 s",
+		},
+		{
 			name:  "single low first interval is ramp-up",
 			tps:   append([]float64{300}, steady(30, 1000, 6)...),
 			count: 0, lead: 1, text: "no stalls",

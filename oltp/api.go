@@ -84,6 +84,14 @@ type Result struct {
 	Dropped    int64         `json:"dropped,omitempty"`
 	Latency    Latency       `json:"latency"`
 	Fairness   Fairness      `json:"fairness"`
+	// ForcedShutdown tells that Options.ForcedShutdown ran out before every
+	// worker had finished: the run was cut. Unfinished is the number of
+	// events that were in flight and were cut (sysbench's "Number of
+	// unfinished transactions on forced shutdown"); they are not in Events,
+	// Errors or Latency, while the statements they had completed are in
+	// Reads, Writes and Others. Elapsed then runs to the cut.
+	ForcedShutdown bool  `json:"forced_shutdown,omitempty"`
+	Unfinished     int64 `json:"unfinished,omitempty"`
 	// Histogram holds (bucket upper bound ms, count) pairs of the measured
 	// window, for --histogram and for stored results.
 	Histogram [][2]float64 `json:"-"`

@@ -24,9 +24,12 @@ import (
 // That only works when every blocked worker can keep a P: if the workers
 // outnumber GOMAXPROCS, sysmon retakes the P of a goroutine that has been
 // in a syscall for 20 µs and hands it to another, which costs far more than
-// the netpoller. So a run that uses blocking sockets first reserves
-// GOMAXPROCS for its workers (reserveProcs), and runs with more than
-// maxBlockingThreads() workers keep the netpoller.
+// the netpoller. So a run uses blocking sockets only when its workers, and
+// one P for the coordinator and everything else, fit: either a
+// ProcReserver given by the caller makes room for them (the command raises
+// GOMAXPROCS; a library holds no process-wide state and never changes it),
+// or, without one, GOMAXPROCS already has room as it is. Runs with more
+// than maxBlockingThreads() workers keep the netpoller either way.
 
 // blockingThreadsPerCPU bounds the runs that use blocking sockets: at most
 // this many workers per CPU (and never more than 128, where stop-the-world
@@ -40,18 +43,42 @@ const blockingThreadsPerCPU = 4
 
 func maxBlockingThreads() int { return min(blockingThreadsPerCPU*runtime.NumCPU(), 128) }
 
+// ProcReserver makes room in the Go scheduler for workers that block in
+// system calls, one P each (see the top of this file). It is how the
+// process's owner (cmd/) lets a run use blocking sockets with more workers
+// than GOMAXPROCS has room for; the engine itself never changes
+// GOMAXPROCS.
+type ProcReserver interface {
+	// Reserve makes room for n more goroutines that each block in a
+	// system call on their own P: GOMAXPROCS becomes at least one more
+	// than the sum of n over the reservations held. It returns the
+	// function that gives the room back; the engine calls it once, when
+	// the run ends. Reservations of concurrent runs may overlap.
+	Reserve(n int) (release func())
+}
+
+// ProcReserverFunc adapts a function to ProcReserver.
+type ProcReserverFunc func(n int) (release func())
+
+// Reserve calls f(n).
+func (f ProcReserverFunc) Reserve(n int) func() { return f(n) }
+
+var _ ProcReserver = ProcReserverFunc(nil)
+
 // useBlocking tells whether a run with threads workers on cfg uses
 // blocking sockets: not with read/write timeouts (a blocked read(2) does
-// not see deadlines) nor a caller's own dialer.
-func useBlocking(cfg *mysql.Config, threads int) bool {
+// not see deadlines) nor a caller's own dialer, and only when every worker
+// gets a P: through procs, or without it when GOMAXPROCS (read, never
+// set) already has one per worker and one more. Runs without procs do not
+// see each other: two at once in one process may together exceed it.
+func useBlocking(cfg *mysql.Config, threads int, procs ProcReserver) bool {
 	if threads > maxBlockingThreads() || cfg.ReadTimeout > 0 || cfg.WriteTimeout > 0 || cfg.DialFunc != nil {
 		return false
 	}
-	switch cfg.Net {
-	case "tcp", "tcp4", "tcp6", "unix":
-		return true
+	if procs == nil && threads+1 > runtime.GOMAXPROCS(0) {
+		return false
 	}
-	return false
+	return plainNet(cfg.Net)
 }
 
 // dialBlocking dials like the driver does, then moves the socket out of
@@ -136,47 +163,5 @@ func (c *conn) yield() {
 	if now := time.Now(); now.Sub(c.yielded) > yieldEvery {
 		runtime.Gosched()
 		c.yielded = now
-	}
-}
-
-// procReservations tracks the GOMAXPROCS that runs with blocking sockets
-// asked for: the runtime's value is raised to the original plus one P per
-// blocked worker (and one for the coordinator) while any such run is
-// active, and restored after the last one ends.
-var procReservations struct {
-	sync.Mutex
-	active int // workers of active runs
-	orig   int
-}
-
-// reserveProcs raises GOMAXPROCS so that n more workers can each block in
-// a syscall on their own P, and returns the function that gives them back.
-func reserveProcs(n int) (release func()) {
-	r := &procReservations
-	r.Lock()
-	if r.active == 0 {
-		r.orig = runtime.GOMAXPROCS(0)
-	}
-	r.active += n
-	if want := r.active + 1; want > runtime.GOMAXPROCS(0) {
-		runtime.GOMAXPROCS(want)
-	}
-	r.Unlock()
-	return func() {
-		r.Lock()
-		defer r.Unlock()
-		r.active -= n
-		if r.active > 0 {
-			return
-		}
-		if runtime.GOMAXPROCS(0) == r.orig {
-			return
-		}
-		if os.Getenv("GOMAXPROCS") == "" {
-			// Back to the runtime's own (cgroup-aware, self-updating) value.
-			runtime.SetDefaultGOMAXPROCS()
-		} else {
-			runtime.GOMAXPROCS(r.orig)
-		}
 	}
 }

@@ -43,6 +43,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/version"
 )
 
 // Exit codes of Main.
@@ -51,7 +53,15 @@ const (
 	ExitFailure     = 1   // the command failed at run time (sysbench's FATAL)
 	ExitUsage       = 2   // the command line is invalid
 	ExitInterrupted = 130 // ctx was cancelled; what was measured was printed
+	// ExitForcedShutdown: --forced-shutdown cut the run; the report was
+	// printed. sysbench 1.0.20 exits with 2 then (exit(2) in
+	// sigalrm_forced_shutdown_handler), the value of ExitUsage.
+	ExitForcedShutdown = 2
 )
+
+// forcedShutdownMsg is sysbench 1.0.20's FATAL message when the grace
+// after --time runs out.
+const forcedShutdownMsg = "The --max-time limit has expired, forcing shutdown..."
 
 // Commands lists the commands sysbench's OLTP scripts implement, in
 // sysbench's order. "warmup" (sysbench master's name) is accepted for
@@ -197,6 +207,9 @@ func ParseCommandLine(args []string) (Invocation, error) {
 		}
 	}
 	inv := p.inv
+	if p.forced != nil {
+		inv.Options.ForcedShutdown = p.forced.grace(inv.Options.Time)
+	}
 	if len(positional) > 2 {
 		return Invocation{}, usagef("", "unexpected argument %s after the command %s", quoteArg(positional[2]), quoteArg(positional[1]))
 	}
@@ -241,7 +254,60 @@ func ParseCommandLine(args []string) (Invocation, error) {
 }
 
 // parser holds the state of one ParseCommandLine call.
-type parser struct{ inv Invocation }
+type parser struct {
+	inv    Invocation
+	forced *forcedShutdown // the last --forced-shutdown, resolved against --time at the end
+}
+
+// forcedShutdown is a --forced-shutdown value as sysbench 1.0.20 reads it
+// (src/sysbench.c, init()): "off" (any case) disables it; a number is
+// seconds after the --time limit; "N%" is N percent of --time; no value
+// at all ("--forced-shutdown" or "--forced-shutdown=") is 5% of --time.
+// Percentages are whole seconds rounded down, as sysbench's unsigned
+// arithmetic makes them. Unlike sysbench, seconds may have fractions (as
+// every duration here may), and a negative value is refused rather than
+// wrapped around.
+type forcedShutdown struct {
+	off bool
+	pct float64       // percent of --time, when sec < 0
+	sec time.Duration // -1: a percentage
+}
+
+func parseForcedShutdown(value string, hasValue bool) (forcedShutdown, error) {
+	v := strings.TrimSpace(value)
+	switch {
+	case !hasValue || v == "":
+		return forcedShutdown{pct: 5, sec: -1}, nil
+	case strings.EqualFold(v, "off"):
+		return forcedShutdown{off: true}, nil
+	case strings.HasSuffix(v, "%"):
+		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return forcedShutdown{}, errors.New("not a percentage")
+		}
+		return forcedShutdown{pct: f, sec: -1}, nil
+	}
+	d, err := ParseSeconds(v)
+	if err != nil {
+		return forcedShutdown{}, err
+	}
+	return forcedShutdown{sec: d}, nil
+}
+
+// grace is the value for Options.ForcedShutdown with the given --time.
+// Without a time limit sysbench does not read the option, and it is off.
+// sysbench's 0, which cuts at the time limit itself, is the smallest
+// grace there is.
+func (f forcedShutdown) grace(limit time.Duration) time.Duration {
+	if f.off || limit <= 0 {
+		return 0
+	}
+	g := f.sec
+	if g < 0 {
+		g = time.Duration(f.pct / 100 * limit.Seconds() * float64(time.Second)).Truncate(time.Second)
+	}
+	return max(g, time.Nanosecond)
+}
 
 // option applies one "name[=value]" (the part after "--").
 func (p *parser) option(body string) error {
@@ -394,14 +460,11 @@ func (p *parser) option(body string) error {
 		_, err := flag()
 		return err
 	case "forced_shutdown":
-		// sysbench kills the run N s after --time; benchmatrix always stops
-		// gracefully (in-flight events finish), so the value is only checked.
-		if hasValue {
-			v := strings.TrimSpace(value)
-			if f, perr := strconv.ParseFloat(v, 64); v != "off" && (perr != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0)) {
-				return usagef(disp, "invalid value for %s: %s (want off or seconds)", disp, quoteArg(value))
-			}
+		fs, err := parseForcedShutdown(value, hasValue)
+		if err != nil {
+			return usagef(disp, "invalid value for %s: %s (want off, seconds or N%%)", disp, quoteArg(value))
 		}
+		p.forced = &fs
 	case "thread_stack_size", "pgsql_variant":
 		// Accepted and ignored: Go sizes stacks itself; only MySQL is supported.
 		_, err := need("STRING")
@@ -487,13 +550,8 @@ func isCommand(c string) bool {
 }
 
 func parseOnOff(v string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on", "true", "1", "yes":
-		return true, true
-	case "off", "false", "0", "no":
-		return false, true
-	}
-	return false, false
+	b, err := ParseBool(v)
+	return b, err == nil
 }
 
 // splitCommaList splits sysbench's comma lists, dropping empty items.
@@ -534,7 +592,15 @@ type engineFuncs struct {
 	run                       func(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error)
 }
 
-var realEngine = engineFuncs{prepare: Prepare, prewarm: Prewarm, cleanup: Cleanup, run: Run}
+// engineWith is the real engine, its runs using procs (nil: none).
+func engineWith(procs ProcReserver) engineFuncs {
+	return engineFuncs{
+		prepare: Prepare, prewarm: Prewarm, cleanup: Cleanup,
+		run: func(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error) {
+			return RunWith(ctx, cfg, o, report, procs)
+		},
+	}
+}
 
 // Main runs `benchmatrix oltp [options] WORKLOAD prepare|prewarm|run|cleanup|help`
 // and returns the exit code (0 ok, 1 run-time failure, 2 invalid usage
@@ -545,8 +611,21 @@ var realEngine = engineFuncs{prepare: Prepare, prewarm: Prewarm, cleanup: Cleanu
 // included (sysbench prints them there too); usage errors and warnings go
 // to stderr. With --format=json stdout holds exactly one JSON document and
 // the engine's progress lines go to stderr.
+//
+// A run cut by --forced-shutdown prints sysbench's "FATAL: The --max-time
+// limit has expired, forcing shutdown..." and the report (without the
+// histogram, which sysbench's forced shutdown does not print either), and
+// returns ExitForcedShutdown (2).
+//
+// Main is MainWith without a ProcReserver.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return mainWith(ctx, args, stdout, stderr, realEngine)
+	return MainWith(ctx, args, stdout, stderr, nil)
+}
+
+// MainWith is Main whose runs use procs (see RunWith); the command that
+// owns the process passes the one that may change GOMAXPROCS.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, procs ProcReserver) int {
+	return mainWith(ctx, args, stdout, stderr, engineWith(procs))
 }
 
 func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, eng engineFuncs) int {
@@ -604,7 +683,7 @@ func (x *execution) progress() io.Writer {
 func (x *execution) do() int {
 	inv := x.inv
 	if inv.Command == "help" {
-		if inv.Workload == "bulk_insert" {
+		if w, _ := Spec(inv.Workload); w.noHelp {
 			WriteBanner(x.stdout)
 			fmt.Fprintf(x.stdout, "'bulk_insert' test does not implement the 'help' command.\n")
 			return ExitFailure
@@ -679,6 +758,15 @@ func (x *execution) run() int {
 	if code == ExitFailure {
 		res = nil // sysbench prints no report after a FATAL error
 	}
+	forced := code == ExitOK && res != nil && res.ForcedShutdown
+	if forced {
+		code, msg = ExitForcedShutdown, forcedShutdownMsg
+		if x.json() {
+			fmt.Fprintf(x.stderr, "FATAL: %s\n", msg)
+		} else {
+			fmt.Fprintf(x.stdout, "FATAL: %s\n", msg)
+		}
+	}
 	if res != nil && res.Options.Threads == 0 {
 		r := *res // the engine left Options empty: use the ones it ran with
 		r.Options = o
@@ -692,7 +780,7 @@ func (x *execution) run() int {
 	}
 	if res != nil {
 		w := x.notice()
-		if res.Options.Histogram {
+		if res.Options.Histogram && !res.ForcedShutdown {
 			WriteHistogram(w, res.Histogram)
 		}
 		WriteSummary(w, res)
@@ -723,7 +811,7 @@ func (x *execution) outcome(err error) (code int, msg string) {
 
 func (x *execution) document(intervals []Interval, res *Result, interrupted bool, msg string) *JSONReport {
 	doc := &JSONReport{
-		Benchmatrix: Version,
+		Benchmatrix: version.Version,
 		Sysbench:    SysbenchVersion,
 		Workload:    x.inv.Workload,
 		Command:     x.inv.Command,
@@ -788,7 +876,7 @@ func writeUsage(w io.Writer) {
 		{"--events=N", fmt.Sprintf("limit for total number of events [%d]", d.Events)},
 		{"--time=N", fmt.Sprintf("limit for total execution time in seconds [%s]", formatNumber(d.Time.Seconds()))},
 		{"--warmup-time=N", fmt.Sprintf("run this many seconds first, excluded from the statistics (sysbench master) [%s]", formatNumber(d.Warmup.Seconds()))},
-		{"--forced-shutdown=STRING", "accepted for compatibility; runs always stop gracefully [off]"},
+		{"--forced-shutdown=STRING", "number of seconds to wait after the --time limit before forcing shutdown (statements still running are cut, the report is printed, exit code 2), N% of --time, or 'off' to disable [off]"},
 		{"--rate=N", fmt.Sprintf("average transactions rate, open loop with Poisson arrivals. 0 for unlimited rate [%s]", formatNumber(d.Rate))},
 		{"--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds (fractions allowed). 0 disables intermediate reports [0]"},
 		{"--percentile=N", fmt.Sprintf("percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations [%s]", formatNumber(d.Percentile))},

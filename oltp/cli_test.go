@@ -205,7 +205,7 @@ func TestParseCommandLineErrors(t *testing.T) {
 		{"oltp_read_write --report-checkpoints=10,20 run", "--report-checkpoints", "not supported"},
 		{"oltp_read_write --format=xml run", "--format", "want text or json"},
 		{"oltp_read_write --verbosity=9 run", "--verbosity", "want 0..5"},
-		{"oltp_read_write --forced-shutdown=soon run", "--forced-shutdown", "want off or seconds"},
+		{"oltp_read_write --forced-shutdown=soon run", "--forced-shutdown", "want off, seconds or N%"},
 		{"oltp_read_write --rand-type=zipf run", "--rand-type", "invalid value for --rand-type"},
 		{"oltp_read_write --percentile=101 run", "--percentile", "invalid value for --percentile"},
 		{"oltp_read_write --rate=NaN run", "--rate", "not a finite number"},

@@ -22,8 +22,10 @@ import (
 // statement); a stuck statement is ended by closing the connection.
 type rawConn interface {
 	driver.Conn
-	driver.Execer  //nolint:staticcheck // see above
-	driver.Queryer //nolint:staticcheck // see above
+	//lint:ignore SA1019 the non-context methods are the point (see above)
+	driver.Execer
+	//lint:ignore SA1019 the non-context methods are the point (see above)
+	driver.Queryer
 }
 
 // conn is one worker's connection with the statement counters of sysbench's
@@ -55,16 +57,36 @@ func newStmt(sql string, read bool, nargs int) *stmt {
 }
 
 // connector returns a driver connector for cfg (which it copies), whose
-// connections use blocking sockets when blocking is set (blocking.go).
+// connections use blocking sockets when blocking is set (blocking.go) and
+// record their socket in the netLink of the context they are dialled with
+// (shutdown.go).
 func newConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
 	c := cfg.Clone()
 	// The engine never uses client-side interpolation: prepared statements
 	// go to the server, text mode builds its own literals.
 	c.InterpolateParams = false
-	if blocking {
-		c.DialFunc = dialBlocking
+	dial := cfg.DialFunc
+	switch {
+	case blocking:
+		dial = dialBlocking
+	case dial == nil && plainNet(cfg.Net):
+		dial = dialPlain
+	}
+	// nil: a network registered with mysql.RegisterDialContext, which the
+	// driver dials itself and the engine cannot reach.
+	if dial != nil {
+		c.DialFunc = linkedDial(dial)
 	}
 	return mysql.NewConnector(c)
+}
+
+// plainNet tells whether the driver dials network with a plain net.Dialer.
+func plainNet(network string) bool {
+	switch network {
+	case "tcp", "tcp4", "tcp6", "unix":
+		return true
+	}
+	return false
 }
 
 // dial opens a connection.
@@ -112,7 +134,8 @@ func (c *conn) run(s *stmt) error {
 	var err error
 	if s.read {
 		var rows driver.Rows
-		rows, err = s.ps.Query(s.args) //nolint:staticcheck
+		//lint:ignore SA1019 no per-statement cancellation watcher (see rawConn)
+		rows, err = s.ps.Query(s.args)
 		if err == nil {
 			if s.ncols == 0 {
 				s.ncols = len(rows.Columns())
@@ -124,7 +147,8 @@ func (c *conn) run(s *stmt) error {
 		}
 	} else {
 		var res driver.Result
-		res, err = s.ps.Exec(s.args) //nolint:staticcheck
+		//lint:ignore SA1019 no per-statement cancellation watcher (see rawConn)
+		res, err = s.ps.Exec(s.args)
 		if err == nil {
 			c.countResult(res)
 		}
@@ -146,7 +170,7 @@ func (c *conn) query(sql string, read bool) error {
 func (c *conn) text(sql string, read bool) error {
 	c.yield()
 	if read {
-		rows, err := c.rc.Query(sql, nil) //nolint:staticcheck
+		rows, err := c.rc.Query(sql, nil)
 		if err != nil {
 			return err
 		}
@@ -156,7 +180,7 @@ func (c *conn) text(sql string, read bool) error {
 		c.cnt.reads++
 		return nil
 	}
-	res, err := c.rc.Exec(sql, nil) //nolint:staticcheck
+	res, err := c.rc.Exec(sql, nil)
 	if err != nil {
 		return err
 	}

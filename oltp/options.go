@@ -3,6 +3,7 @@ package oltp
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +53,19 @@ type Options struct {
 	ReportInterval time.Duration `json:"report_interval"`
 	Percentile     float64       `json:"percentile"`
 	Histogram      bool          `json:"histogram"`
+	// ForcedShutdown is sysbench's --forced-shutdown: how long a run waits,
+	// after its time limit (Warmup + Time from the start of the clocks),
+	// for the events still in flight. When it runs out, the connections
+	// that still have a statement in flight are closed, those events are
+	// dropped, and the run returns its result with Result.ForcedShutdown
+	// set (shutdown.go). A run stopped earlier through its context waits
+	// the same grace from the cancellation. 0 (the default) is off: the run
+	// waits for in-flight events however long they take. It has no effect
+	// on a run without a time limit unless its context is cancelled.
+	// sysbench's --forced-shutdown=0, which cuts at the time limit itself,
+	// is 1ns here. Library callers (the runner) set the field directly; it
+	// is not an Options.Set key.
+	ForcedShutdown time.Duration `json:"forced_shutdown,omitempty"`
 
 	// Random numbers.
 	RandType       string  `json:"rand_type"`
@@ -106,31 +120,23 @@ func DefaultOptions() Options {
 	}
 }
 
-// Workloads lists the workload names the engine runs.
+// Workloads lists the workload names the engine runs (workloads.go).
 func Workloads() []string {
-	return []string{
-		"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
-		"oltp_insert", "oltp_delete", "oltp_update_index", "oltp_update_non_index",
-		"select_random_points", "select_random_ranges", "bulk_insert", "oltp_legacy",
+	names := make([]string, len(workloadSpecs))
+	for i, w := range workloadSpecs {
+		names[i] = w.Name
 	}
+	return names
 }
 
 // KnownWorkload reports whether name is a workload the engine runs.
 func KnownWorkload(name string) bool {
-	for _, w := range Workloads() {
-		if w == name {
-			return true
-		}
-	}
-	return false
+	_, ok := Spec(name)
+	return ok
 }
 
 // optionSetter parses one option's value into o.
 type optionSetter func(o *Options, v string) error
-
-// DataShapeKeys are the options that change what prepare loads: cells that
-// differ in any of them need their data reloaded.
-var DataShapeKeys = []string{"tables", "table_size", "auto_inc", "secondary", "create_secondary", "mysql_storage_engine"}
 
 var optionTable = map[string]optionSetter{
 	"workload":          func(o *Options, v string) error { return setWorkload(&o.Workload, v) },
@@ -290,6 +296,9 @@ func (o *Options) Validate() error {
 	if o.Time == 0 && o.Events == 0 {
 		return fmt.Errorf("time and events are both 0: the run would never end")
 	}
+	if o.ForcedShutdown < 0 {
+		return fmt.Errorf("forced_shutdown must not be negative (got %v)", o.ForcedShutdown)
+	}
 	return nil
 }
 
@@ -346,14 +355,11 @@ func floatOpt(field func(*Options) *float64, min float64) optionSetter {
 
 func boolOpt(field func(*Options) *bool) optionSetter {
 	return func(o *Options, v string) error {
-		switch strings.ToLower(v) {
-		case "on", "true", "1", "yes":
-			*field(o) = true
-		case "off", "false", "0", "no":
-			*field(o) = false
-		default:
-			return fmt.Errorf("%q: want on or off", v)
+		b, err := ParseBool(v)
+		if err != nil {
+			return err
 		}
+		*field(o) = b
 		return nil
 	}
 }
@@ -404,40 +410,21 @@ func identRE(s string) bool {
 	return true
 }
 
-// scriptOptions are the options only some workloads read; every other
-// option applies to all of them. sysbench accepts every oltp_common option
-// for every script and ignores the ones a script does not use; manifests
-// are stricter (OptionApplies), so that a typo'd experiment says so.
-var scriptOptions = map[string][]string{
-	"random_points":     {"select_random_points"},
-	"number_of_ranges":  {"select_random_ranges"},
-	"delta":             {"select_random_ranges"},
-	"reinsert_id":       {"oltp_read_write", "oltp_write_only", "oltp_legacy"},
-	"delete_inserts":    {"oltp_read_write", "oltp_write_only", "oltp_legacy"},
-	"index_updates":     {"oltp_read_write", "oltp_write_only", "oltp_update_index", "oltp_legacy"},
-	"non_index_updates": {"oltp_read_write", "oltp_write_only", "oltp_update_non_index", "oltp_legacy"},
-	"point_selects":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"simple_ranges":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"sum_ranges":        {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"order_ranges":      {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"distinct_ranges":   {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"range_selects":     {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"range_size":        {"oltp_read_write", "oltp_read_only", "oltp_legacy"},
-	"skip_trx":          {"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_legacy"},
-}
-
 // OptionApplies reports whether a workload reads an option, and if not,
-// which workloads do.
+// which workloads do. sysbench accepts every oltp_common option for every
+// script and ignores the ones a script does not use; manifests are
+// stricter, so that a typo'd experiment says so.
 func OptionApplies(option, workload string) (bool, []string) {
 	canon, _ := CanonicalOption(option)
-	only, ok := scriptOptions[canon]
-	if !ok {
-		return true, nil
-	}
-	for _, w := range only {
-		if w == workload {
-			return true, nil
+	var only []string
+	for _, w := range workloadSpecs {
+		if slices.Contains(w.Reads, canon) {
+			if w.Name == workload {
+				return true, nil
+			}
+			only = append(only, w.Name)
 		}
 	}
-	return false, only
+	// An option no workload lists is common to all of them.
+	return len(only) == 0, only
 }

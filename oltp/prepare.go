@@ -18,10 +18,7 @@ import (
 // tableNumbers lists the tables a workload defines: 1..threads for
 // bulk_insert (one per worker), 1..tables for the others.
 func tableNumbers(o *Options) []int {
-	n := o.Tables
-	if o.Workload == "bulk_insert" {
-		n = o.Threads
-	}
+	n := TableCount(*o)
 	nums := make([]int, n)
 	for i := range nums {
 		nums[i] = i + 1
@@ -31,7 +28,7 @@ func tableNumbers(o *Options) []int {
 
 // createTableSQL is oltp_common.lua's DDL for the MySQL driver (§1.2).
 func createTableSQL(o *Options, n int) string {
-	if o.Workload == "bulk_insert" {
+	if spec(*o).Family == "bulk" {
 		return fmt.Sprintf(`CREATE TABLE IF NOT EXISTS sbtest%d (
           id INTEGER NOT NULL,
           k INTEGER DEFAULT '0' NOT NULL,
@@ -59,10 +56,7 @@ func createTableSQL(o *Options, n int) string {
 // the whole 32-bit range, so preloaded 1..N would only invite collisions;
 // sysbench ≥ 1.0.10 does the same).
 func loadRows(o *Options) int {
-	switch {
-	case o.Workload == "bulk_insert":
-		return 0
-	case o.Workload == "oltp_insert" && !o.AutoInc:
+	if EmptyTables(*o) {
 		return 0
 	}
 	return o.TableSize
@@ -200,7 +194,7 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 	}
 	seed := effectiveSeed(o)
 	nums := tableNumbers(&o)
-	if o.Workload == "bulk_insert" {
+	if spec(o).TablesPerThread {
 		// sysbench creates these from one connection, sequentially.
 		for _, n := range nums {
 			log.printf("Creating table 'sbtest%d'...", n)

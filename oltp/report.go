@@ -18,20 +18,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"benchmatrix/version"
 )
 
 // SysbenchVersion is the sysbench release whose output and options
 // `benchmatrix oltp` reproduces.
 const SysbenchVersion = "1.0.20"
 
-// Version is benchmatrix's version as printed in the banner. The build may
-// set it: go build -ldflags "-X benchmatrix/oltp.Version=v1.2.3".
-var Version = "dev"
-
 // Banner is the first line of every text output, in place of sysbench's
 // "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)".
 func Banner() string {
-	return fmt.Sprintf("benchmatrix oltp %s (sysbench %s compatible)", Version, SysbenchVersion)
+	return fmt.Sprintf("benchmatrix oltp %s (sysbench %s compatible)", version.Version, SysbenchVersion)
 }
 
 // WriteBanner writes the banner and the blank line sysbench puts after it.
@@ -58,6 +56,13 @@ func WriteRunHeader(w io.Writer, o Options) {
 		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n\n", o.RandSeed)
 	} else {
 		fmt.Fprintf(w, "Initializing random number generator from current time\n\n")
+	}
+	if o.ForcedShutdown > 0 && o.Time > 0 {
+		// sysbench counts from the start of the threads, as the deadline
+		// does; the warm-up comes first here. Rounded to milliseconds, so
+		// that the 1 ns grace of --forced-shutdown=0 prints as sysbench's.
+		at := (o.Warmup + o.Time + o.ForcedShutdown).Round(time.Millisecond)
+		fmt.Fprintf(w, "Forcing shutdown in %s seconds\n", formatNumber(at.Seconds()))
 	}
 	fmt.Fprintf(w, "\n")
 	fmt.Fprintf(w, "Initializing worker threads...\n\n")
@@ -185,7 +190,9 @@ func SysbenchBuckets(hist [][2]float64) [][2]float64 {
 // for byte: SQL statistics, General statistics, Latency (ms) with the
 // --percentile line, and Threads fairness, each followed by a blank line.
 // The percentile label comes from res.Options.Percentile ("percentile
-// stats: disabled" when it is 0).
+// stats: disabled" when it is 0). A run cut by the forced shutdown gets
+// sysbench's "Number of unfinished transactions on forced shutdown" line
+// before General statistics, when any was cut.
 func WriteSummary(w io.Writer, res *Result) {
 	sec := res.Elapsed.Seconds()
 	ps := func(n int64) float64 {
@@ -205,6 +212,10 @@ func WriteSummary(w io.Writer, res *Result) {
 	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", q, ps(q))
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", res.Errors, ps(res.Errors))
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", res.Reconnects, ps(res.Reconnects))
+	if res.ForcedShutdown && res.Unfinished > 0 {
+		fmt.Fprintf(w, "\n")
+		fmt.Fprintf(w, "Number of unfinished transactions on forced shutdown: %d\n", res.Unfinished)
+	}
 	fmt.Fprintf(w, "\n")
 	fmt.Fprintf(w, "General statistics:\n")
 	fmt.Fprintf(w, "    total time:                          %.4fs\n", sec)
@@ -462,6 +473,10 @@ type JSONResult struct {
 	Latency    JSONLatency     `json:"latency"`
 	Fairness   JSONFairness    `json:"fairness"`
 	Histogram  []JSONHistogram `json:"histogram,omitempty"`
+	// ForcedShutdown: --forced-shutdown cut the run; Unfinished events
+	// were in flight and are not counted.
+	ForcedShutdown bool  `json:"forced_shutdown"`
+	Unfinished     int64 `json:"unfinished"`
 }
 
 // JSONLatency is the latency summary in milliseconds. Pct is the value at
@@ -524,6 +539,7 @@ func NewJSONResult(res *Result) *JSONResult {
 		ElapsedS: res.Elapsed.Seconds(), Events: res.Events, Queries: res.Queries(),
 		Reads: res.Reads, Writes: res.Writes, Others: res.Others, Errors: res.Errors,
 		Reconnects: res.Reconnects, Late: res.Late, Dropped: res.Dropped,
+		ForcedShutdown: res.ForcedShutdown, Unfinished: res.Unfinished,
 		TPS: finiteOrZero(res.TPS()), QPS: finiteOrZero(res.QPS()),
 		ErrorsPS: finiteOrZero(perSecond(res.Errors, res.Elapsed)), ReconnPS: finiteOrZero(perSecond(res.Reconnects, res.Elapsed)),
 		Latency: JSONLatency{

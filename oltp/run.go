@@ -18,23 +18,16 @@ func checkRun(o *Options) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	if o.ReinsertID == "auto" && !o.AutoInc {
-		switch o.Workload {
-		case "oltp_read_write", "oltp_write_only", "oltp_legacy":
-			return fmt.Errorf("reinsert_id=auto needs auto_inc=on: without AUTO_INCREMENT the re-INSERT without an id cannot get one")
-		}
+	if o.ReinsertID == "auto" && !o.AutoInc && ReadsOption(*o, "reinsert_id") {
+		return fmt.Errorf("reinsert_id=auto needs auto_inc=on: without AUTO_INCREMENT the re-INSERT without an id cannot get one")
 	}
-	if o.TableSize < 1 {
-		switch o.Workload {
-		case "oltp_insert", "bulk_insert":
-		default:
-			return fmt.Errorf("%s needs table_size >= 1", o.Workload)
-		}
+	if o.TableSize < 1 && !OnlyInserts(*o) {
+		return fmt.Errorf("%s needs table_size >= 1", o.Workload)
 	}
 	return nil
 }
 
-func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error) {
+func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs ProcReserver) (*Result, error) {
 	if err := checkRun(&o); err != nil {
 		return nil, err
 	}
@@ -43,13 +36,14 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		return nil, err
 	}
 	o.RandSeed = effectiveSeed(o)
-	blocking := useBlocking(cfg, o.Threads)
-	cn, err := newConnector(cfg, blocking)
+	blocking := useBlocking(cfg, o.Threads, procs)
+	quiet := &cutLogger{}
+	cn, err := newConnector(quiet.quietAfterCut(cfg), blocking)
 	if err != nil {
 		return nil, err
 	}
-	if blocking {
-		defer reserveProcs(o.Threads)()
+	if blocking && procs != nil {
+		defer procs.Reserve(o.Threads)()
 	}
 	sh := &shared{
 		o: &o, connector: cn, stopCh: make(chan struct{}), fatalCh: make(chan struct{}),
@@ -71,7 +65,7 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 			return nil, err
 		}
 		stats[i] = newWorkerStats(warm)
-		workers[i] = &worker{id: i, sh: sh, sess: sess, stats: stats[i]}
+		workers[i] = &worker{id: i, sh: sh, sess: sess, stats: stats[i], link: &netLink{}}
 	}
 	closeAll := func() {
 		for _, w := range workers {
@@ -102,16 +96,22 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
 
-	co := coordinator{o: &o, sh: sh, col: col, start: start, report: report, iv: newTally()}
-	measureStart := co.drive(ctx, allDone)
+	co := coordinator{
+		o: &o, sh: sh, col: col, start: start, report: report, iv: newTally(),
+		cut: func() int {
+			quiet.cut.Store(true)
+			return cutWorkers(workers)
+		},
+	}
+	out := co.drive(ctx, allDone) // returns once every worker has ended
 	sh.requestStop()
-	<-allDone
 	feeder.Wait()
 	end := time.Now()
 	closeAll()
 	col.collect(&co.iv)
 
 	res := &Result{Options: o}
+	measureStart := out.measureStart
 	if measureStart.IsZero() {
 		measureStart = end // stopped during the warm-up: nothing measured
 	}
@@ -123,6 +123,7 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	res.Latency = t.latency(o.Percentile)
 	res.Fairness = col.fairness()
 	res.Histogram = histogramBars(t.hist)
+	res.ForcedShutdown, res.Unfinished = out.forced, int64(out.unfinished)
 
 	switch {
 	case sh.fatal != nil:
@@ -154,8 +155,12 @@ func startWorkers(ctx context.Context, workers []*worker) error {
 }
 
 // coordinator owns the run's clock: interval ticks at exact multiples of
-// the report interval, the switch from warm-up to the measured window, and
-// the end of the window. It is the only goroutine that calls report.
+// the report interval, the switch from warm-up to the measured window, the
+// end of the window, and the forced shutdown's cut when the grace after it
+// runs out. It is the only goroutine that calls report, and it never waits
+// on a worker: it reads the workers' tallies (a lock a worker holds only to
+// record a finished event), so a server that stops answering still gets an
+// interval per tick, with no events in it.
 type coordinator struct {
 	o      *Options
 	sh     *shared
@@ -163,15 +168,93 @@ type coordinator struct {
 	start  time.Time
 	report func(Interval)
 	iv     tally
+	// cut closes the connections with a statement in flight and returns
+	// how many there were (cutWorkers).
+	cut func() int
 
 	droppedSeen int64
 	droppedRun  int64
 }
 
-// drive runs until the window ends, the workers finish (event budget or a
-// fatal error) or ctx is cancelled, and returns when the measured window
-// began.
-func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (measureStart time.Time) {
+// outcome is how the coordinator saw the run end.
+type outcome struct {
+	measureStart time.Time // when the measured window began; zero if it never did
+	forced       bool      // the grace ran out and the run was cut
+	unfinished   int       // events in flight at the cut
+}
+
+// stopCause is why the window loop ended.
+type stopCause int
+
+const (
+	stopWindowEnd stopCause = iota // the time limit
+	stopCancelled                  // ctx
+	stopFatal                      // a worker's fatal error
+	stopAllDone                    // every worker ended by itself (event budget)
+)
+
+// drive runs the run's clock until every worker has ended: the window
+// (ticks, warm-up switch, time limit), then the stop. It returns what run
+// needs to build the result.
+func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) outcome {
+	var out outcome
+	cause, stopAt := co.window(ctx, allDone, &out.measureStart)
+	if cause == stopAllDone {
+		return out
+	}
+	co.sh.requestStop()
+	deadline, ok := co.deadline(cause, stopAt)
+	if !ok {
+		<-allDone
+		return out
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-allDone:
+		return out
+	case <-timer.C:
+	}
+	out.forced = true
+	out.unfinished = co.cut()
+	<-allDone // the cut workers end as their reads fail
+	return out
+}
+
+// deadline is when the grace runs out for a stop of the given cause that
+// began at stopAt (since the start of the clocks): Options.ForcedShutdown
+// after the time limit, or after the cancellation when ctx came first. A
+// fatal error keeps the time limit's deadline, as sysbench's alarm does.
+// ok is false when the run waits for its workers however long they take.
+func (co *coordinator) deadline(cause stopCause, stopAt time.Duration) (time.Time, bool) {
+	o := co.o
+	if o.ForcedShutdown <= 0 {
+		return time.Time{}, false
+	}
+	limit := time.Duration(-1)
+	if o.Time > 0 {
+		limit = o.Warmup + o.Time
+	}
+	switch cause {
+	case stopCancelled:
+		if limit < 0 || stopAt < limit {
+			limit = stopAt
+		}
+	case stopWindowEnd, stopFatal:
+	default:
+		return time.Time{}, false
+	}
+	if limit < 0 {
+		return time.Time{}, false
+	}
+	return co.start.Add(limit + o.ForcedShutdown), true
+}
+
+// window runs until the window ends, the workers finish (event budget or a
+// fatal error) or ctx is cancelled. It sets *measureStart when the
+// measured window begins, and returns why it stopped and when (since the
+// start of the clocks).
+func (co *coordinator) window(ctx context.Context, allDone <-chan struct{}, measureStart *time.Time) (stopCause, time.Duration) {
 	o := co.o
 	ri := o.ReportInterval
 	phase := phRun
@@ -184,7 +267,7 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 	if o.Warmup > 0 {
 		phase = phWarmup
 	} else {
-		measureStart = co.start
+		*measureStart = co.start
 	}
 	if o.Time > 0 {
 		runEnd = o.Warmup + o.Time
@@ -216,11 +299,11 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 		}
 		select {
 		case <-ctx.Done():
-			return measureStart
+			return stopCancelled, time.Since(co.start)
 		case <-co.sh.fatalCh:
-			return measureStart
+			return stopFatal, time.Since(co.start)
 		case <-allDone:
-			return measureStart
+			return stopAllDone, time.Since(co.start)
 		case <-timerC:
 		}
 		tick = ri > 0 && next == nextTick
@@ -242,7 +325,7 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 			nextTick += ri
 		}
 		if switchPhase {
-			measureStart = co.start.Add(warmEnd)
+			*measureStart = co.start.Add(warmEnd)
 			phase = phRun
 			base = warmEnd
 			nextTick = base + ri
@@ -250,7 +333,7 @@ func (co *coordinator) drive(ctx context.Context, allDone <-chan struct{}) (meas
 			co.droppedRun = 0
 		}
 		if end {
-			return measureStart
+			return stopWindowEnd, runEnd
 		}
 	}
 }

@@ -79,12 +79,14 @@ type worker struct {
 	sess  session
 	c     *conn
 	stats *workerStats
+	state atomic.Int32 // workerIdle, workerBusy or workerCut (shutdown.go)
+	link  *netLink     // the socket under c, for the cut
 }
 
 // start connects and prepares the session's statements (sysbench's
 // thread_init).
 func (w *worker) start(ctx context.Context) error {
-	c, err := dial(ctx, w.sh.connector)
+	c, err := dial(withLink(ctx, w.link), w.sh.connector)
 	if err != nil {
 		return fmt.Errorf("worker %d: connect: %w", w.id, err)
 	}
@@ -127,10 +129,24 @@ func (w *worker) loop() {
 		} else if now.Sub(start) > sh.lateAfter {
 			rec.late = true
 		}
+		if !w.begin() {
+			return
+		}
 		err := w.event(&rec)
+		completed := w.finish()
 		rec.ns = int64(time.Since(start))
 		rec.q = w.c.cnt
 		w.c.cnt = counts{}
+		if !completed {
+			// Cut by the forced shutdown: the event is dropped, counted
+			// neither as an event (nor its latency) nor as an error, as
+			// its failure is the cut's doing; the statements it completed
+			// before the cut stay counted, as sysbench counts each query
+			// when it completes.
+			rec.done = false
+			w.stats.record(&rec)
+			return
+		}
 		w.stats.record(&rec)
 		if err != nil {
 			sh.setFatal(err)
@@ -138,7 +154,14 @@ func (w *worker) loop() {
 		}
 	}
 	if w.c != nil && w.c.rc != nil {
-		if err := w.sess.done(w.c); err != nil {
+		if !w.begin() {
+			return
+		}
+		err := w.sess.done(w.c)
+		if !w.finish() {
+			return // cut during the final flush: its rows are lost, uncounted
+		}
+		if err != nil {
 			sh.setFatal(fmt.Errorf("worker %d: %w", w.id, err))
 		}
 		c := w.c.cnt
@@ -157,6 +180,9 @@ func (w *worker) event(rec *eventRecord) error {
 		if err == nil {
 			rec.done = true
 			return nil
+		}
+		if w.wasCut() {
+			return nil // the cut closed the socket: not an error (see loop)
 		}
 		if !sh.ignorable(err) {
 			return fmt.Errorf("%s: worker %d: %w", sh.o.Workload, w.id, err)
@@ -181,7 +207,7 @@ func (w *worker) reconnect(rec *eventRecord) bool {
 	w.c.close()
 	delay := time.Millisecond
 	for !sh.stop.Load() {
-		c, err := dial(context.Background(), sh.connector)
+		c, err := dial(withLink(context.Background(), w.link), sh.connector)
 		if err == nil {
 			c.cnt = q
 			if err = w.sess.init(c); err == nil {

@@ -37,22 +37,11 @@ func (e *env) table() int { return int(e.r.Uniform(1, uint32(e.o.Tables))) }
 
 // newSession builds the session of o.Workload for worker e.tid.
 func newSession(e env) (session, error) {
-	switch e.o.Workload {
-	case "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
-		"oltp_update_index", "oltp_update_non_index", "oltp_delete":
-		return newOLTPSession(e), nil
-	case "oltp_insert":
-		return &insertSession{env: e}, nil
-	case "select_random_points":
-		return newRandomPointsSession(e), nil
-	case "select_random_ranges":
-		return newRandomRangesSession(e), nil
-	case "bulk_insert":
-		return &bulkInsertSession{env: e}, nil
-	case "oltp_legacy":
-		return newLegacySession(e), nil
+	w, ok := Spec(e.o.Workload)
+	if !ok || w.session == nil {
+		return nil, fmt.Errorf("unknown workload %q", e.o.Workload)
 	}
-	return nil, fmt.Errorf("unknown workload %q", e.o.Workload)
+	return w.session(e), nil
 }
 
 // tableName is "sbtestN".

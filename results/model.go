@@ -89,8 +89,11 @@ type Cell struct {
 
 	Started     time.Time `json:"started"`
 	WallSeconds float64   `json:"wall_seconds"`
-	// What the runner had to do before measuring.
-	Restarted bool `json:"restarted"`
+	// What the runner had to do before measuring: Change in the plan's
+	// terms (its Cost is comparable with the plan's), Restarted whether the
+	// server was (re)started for any reason, a recovery included.
+	Change    experiment.Change `json:"change"`
+	Restarted bool              `json:"restarted"`
 	// Data is how the cell's data came to be: loaded (prepare), restored
 	// (from a snapshot of an earlier load) or reused (left by the cell
 	// before).

@@ -12,15 +12,12 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
-
-// aliver is implemented by providers that can tell whether their server
-// process still runs.
-type aliver interface{ Alive() bool }
 
 // noSpace names a full filesystem under the datadir as the cause of a
 // failure: the server's "table is full" (1114) or "no space" (errno 28) in
@@ -61,8 +58,10 @@ func (r *Runner) dying() bool {
 	return false
 }
 
+// alive asks a provider with the liveness capability; one without it is
+// taken to be alive (its failures show as errors, not as a death).
 func (r *Runner) alive() bool {
-	if a, ok := r.srv.(aliver); ok {
+	if a, ok := r.srv.(server.Liveness); ok {
 		return a.Alive()
 	}
 	return true
@@ -74,53 +73,94 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	res := &results.Cell{Name: c.Name, Index: c.Index, Scenario: c.Scenario, Params: c.Params, Repeat: c.Repeat,
 		Started: time.Now(), Workload: c.Workload}
 	defer func() { res.WallSeconds = time.Since(res.Started).Seconds() }()
-	fail := func(err error) *results.Cell {
-		res.Status = results.CellFailed
-		res.Error = err.Error()
-		if note := r.noSpace(err); note != "" {
-			res.Error = note + ": " + res.Error
+	defer func() { res.Change = r.did(c, res) }()
+	err := r.ensureServer(ctx, c, res)
+	if err == nil {
+		if lr, ok := r.srv.(server.LogReader); ok {
+			off := lr.LogOffset()
+			defer func() { res.ServerLogLines = lr.LogFrom(off) }()
 		}
-		if r.dying() {
-			res.ServerLog = r.srv.LogTail(20)
-			res.Error = "the server died: " + res.Error
-			r.recover(ctx)
-		}
-		return res
+		err = r.prepareCell(ctx, c, res)
 	}
+	if err == nil {
+		err = r.measure(ctx, c, res)
+	}
+	switch {
+	case err == nil:
+		res.Status = results.CellOK
+	case ctx.Err() != nil:
+		res.Status, res.Error = results.CellFailed, "interrupted"
+	default:
+		r.fail(ctx, res, err)
+	}
+	return res
+}
 
+// fail marks the cell failed with err, naming a full disk or a dead server
+// as the cause; a dead server is brought back for the next cell.
+func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
+	res.Status = results.CellFailed
+	res.Error = err.Error()
+	if r.srv == nil {
+		return
+	}
+	if note := r.noSpace(err); note != "" {
+		res.Error = note + ": " + res.Error
+	}
+	if r.dying() {
+		res.ServerLog = r.srv.LogTail(20)
+		res.Error = "the server died: " + res.Error
+		r.recover(ctx)
+	}
+}
+
+// ensureServer starts the server the cell needs (a new image is a new
+// server, on which the data is loaded again), and brings back one that
+// died since the last cell.
+func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	if r.srv == nil || c.Image != r.image {
-		// A new image is a new server: the data is loaded again on it.
 		r.stopServer()
 		if err := r.startServer(ctx, *c); err != nil {
-			return fail(err)
+			return err
 		}
 		res.Restarted = true
+	}
+	if r.fresh {
+		r.fresh, res.Change.Start = false, true
 	}
 	if !r.alive() {
 		r.recover(ctx)
 	}
-	if lr, ok := r.srv.(server.LogReader); ok {
-		off := lr.LogOffset()
-		defer func() { res.ServerLogLines = lr.LogFrom(off) }()
-	}
+	return nil
+}
+
+// prepareCell restarts the server if the cell's startup options (or a
+// cold start) ask for it, loads or restores the data, and applies the
+// cell's dynamic variables.
+func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
-		return fail(err)
+		return err
 	}
 	if c.Policy.Cold && !res.Restarted && c.Index > 0 {
 		fmt.Fprintf(r.log, "    restart for a cold start\n")
 		if err := r.srv.Restart(ctx, r.srv.Startup()); err != nil {
-			return fail(fmt.Errorf("cold restart: %w", err))
+			return fmt.Errorf("cold restart: %w", err)
 		}
 		res.Restarted = true
 	}
+	res.Change.Cold = c.Policy.Cold && !res.Change.Start
 	// Data before SET GLOBAL: a snapshot restore restarts the server.
 	if err := r.ensureData(ctx, c.Workload, res); err != nil {
-		return fail(fmt.Errorf("prepare: %w", err))
+		return fmt.Errorf("prepare: %w", err)
 	}
-	if err := r.configure(ctx, c, res); err != nil {
-		return fail(err)
-	}
+	return r.configure(ctx, c, res)
+}
+
+// measure prewarms and drains as the policy says, then warms up and
+// measures with the observers beside, and records what happened.
+func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	o := c.Workload
+	o.ForcedShutdown = r.cfg.Grace
 	if o.RandSeed == 0 {
 		// sysbench's 0 means "from the clock"; pick the seed here and record
 		// it, so that run --rerun can repeat the id sequences.
@@ -137,14 +177,14 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		fmt.Fprintf(r.log, "    prewarm\n")
 		start := time.Now()
 		if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
-			return fail(fmt.Errorf("prewarm: %w", err))
+			return fmt.Errorf("prewarm: %w", err)
 		}
 		res.PrewarmSeconds = time.Since(start).Seconds()
 	}
 	if c.Policy.Drain {
 		r.cfg.Progress.Phase("drain")
 		if err := r.drain(ctx, c, res); err != nil {
-			return fail(fmt.Errorf("drain: %w", err))
+			return fmt.Errorf("drain: %w", err)
 		}
 	}
 	var intervals []oltp.Interval
@@ -152,16 +192,17 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	watch := r.startWatch(ctx, c, res)
 	defer func() {
 		res.Intervals = intervals
-		watch.stop(context.WithoutCancel(ctx))
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		defer cancel()
+		watch.stop(sctx)
 	}()
 	if c.Policy.WarmupAuto {
 		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap)
-		if ctx.Err() != nil {
-			res.Status, res.Error = results.CellFailed, "interrupted"
-			return res
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if err != nil {
-			return fail(fmt.Errorf("warm-up: %w", err))
+			return fmt.Errorf("warm-up: %w", err)
 		}
 		intervals = ivs
 		if n := len(ivs); n > 0 {
@@ -185,21 +226,20 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		iv.End += offset
 		intervals = append(intervals, iv)
 	})
-	res.Intervals = intervals
-	if experiment.ChangesData(o) {
+	if oltp.ChangesData(o) {
 		r.loaded = ""
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			res.Status = results.CellFailed
-			res.Error = "interrupted"
-			return res
-		}
-		return fail(fmt.Errorf("run: %w", err))
+		return fmt.Errorf("run: %w", err)
 	}
 	res.Result = result
-	res.Status = results.CellOK
-	return res
+	if result.ForcedShutdown {
+		note := fmt.Sprintf("%d transaction(s) still in flight %s after the window were cut (the server did not answer)",
+			result.Unfinished, r.cfg.Grace)
+		res.ObserveNotes = append(res.ObserveNotes, note)
+		fmt.Fprintf(r.log, "    %s\n", note)
+	}
+	return nil
 }
 
 // recover brings a dead server back on its datadir (crash recovery) so
@@ -212,18 +252,6 @@ func (r *Runner) recover(ctx context.Context) {
 	}
 }
 
-// globalApplier is a provider that applies SET GLOBAL itself (an external
-// server, which restores every changed global when it stops).
-type globalApplier interface {
-	ApplyGlobals(ctx context.Context, settings []server.Setting) (map[string]string, error)
-}
-
-// foreignTabler lists tables in a schema that the workload does not
-// define; prepare refuses such a schema unless told to go ahead.
-type foreignTabler interface {
-	ForeignTables(ctx context.Context, schema string, ours func(table string) bool) ([]string, error)
-}
-
 var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
 
 // restartIfNeeded restarts the server if the cell's startup options differ
@@ -233,6 +261,7 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 	if sameSettings(want, r.srv.Startup()) {
 		return nil
 	}
+	res.Change.Restart = experiment.StartChanges(params(r.srv.Startup()), params(want), r.needsRestart)
 	r.cfg.Progress.Phase("restart")
 	fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
 	if err := r.srv.Restart(ctx, want); err != nil {
@@ -252,8 +281,9 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	if len(dyn) > 0 {
 		fmt.Fprintf(r.log, "    set %s\n", describe(dyn))
 	}
+	res.Change.Dynamic = params(dyn)
 	apply := func() (map[string]string, error) { return server.ApplyGlobals(ctx, db, dyn) }
-	if ga, ok := r.srv.(globalApplier); ok {
+	if ga, ok := r.srv.(server.Borrowed); ok {
 		// The provider remembers what it changed, to put it back.
 		apply = func() (map[string]string, error) { return ga.ApplyGlobals(ctx, dyn) }
 	}
@@ -278,12 +308,12 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	if _, err := server.CheckGlobals(ctx, db, all); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	names := append([]string(nil), server.RecordedVariables...)
+	names := append([]string(nil), catalog.RecordedVariables...)
 	for _, s := range all {
-		names = append(names, server.VariableName(s.Name))
+		names = append(names, catalog.VariableName(s.Name))
 	}
 	for _, p := range r.m.Server.Config {
-		names = append(names, server.VariableName(p.Name))
+		names = append(names, catalog.VariableName(p.Name))
 	}
 	eff, err := server.Variables(ctx, db, names...)
 	if err != nil {
@@ -301,7 +331,7 @@ const SnapshotMinRows = 100000
 // ensureData loads the cell's data unless the same shape is loaded and
 // untouched; a saved snapshot of the shape is restored instead of loading.
 func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Cell) error {
-	key := experiment.DataKey(o)
+	key := oltp.DataShape(o)
 	if key == r.loaded {
 		res.Data = "reused"
 		return nil
@@ -338,7 +368,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 	}
 	res.Data = "loaded"
 	r.setLoaded(key, o)
-	if canSnap && !experiment.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows {
+	if canSnap && !oltp.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows {
 		fmt.Fprintf(r.log, "    save a snapshot of the loaded data\n")
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
@@ -397,7 +427,7 @@ func (r *Runner) drain(ctx context.Context, c *experiment.Cell, res *results.Cel
 	const nudge = "innodb_max_dirty_pages_pct"
 	nudged := false
 	for _, s := range c.Server {
-		nudged = nudged || server.VariableName(s.Name) == nudge
+		nudged = nudged || catalog.VariableName(s.Name) == nudge
 	}
 	best, bestAt := int64(-1), time.Now()
 	for {
@@ -471,6 +501,28 @@ func describe(s []server.Setting) string {
 	}
 	if out == "" {
 		return "the base configuration"
+	}
+	return out
+}
+
+// did completes the cell's Change (what the runner did, in the plan's
+// terms) from how its data came to be.
+func (r *Runner) did(c *experiment.Cell, res *results.Cell) experiment.Change {
+	ch := res.Change
+	switch res.Data {
+	case "loaded", "restored":
+		ch.Reload = true
+	}
+	if ch.Start {
+		ch.Restart, ch.Cold = nil, false
+	}
+	return ch
+}
+
+func params(s []server.Setting) []experiment.Param {
+	out := make([]experiment.Param, len(s))
+	for i, x := range s {
+		out[i] = experiment.Param{Name: x.Name, Value: x.Value}
 	}
 	return out
 }

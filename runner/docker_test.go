@@ -2,10 +2,18 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"math"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
+	"benchmatrix/results"
 	"benchmatrix/server"
 )
 
@@ -106,5 +114,68 @@ image = ["benchmatrix/mariadb:10.11", "benchmatrix/mariadb:axis-test"]
 	}
 	if got := plan.Cells[1].Change.Cost(); got != "start+reload" {
 		t.Errorf("plan cost of the second image: %s", got)
+	}
+}
+
+// The container's mariadbd killed mid-cell: the cell fails as "the server
+// died" with its log, the matrix goes on on a new container, and every
+// cell's cpu_server_pct is filled from the container's host PID.
+func TestDockerServerKilledMidCell(t *testing.T) {
+	needDockerImage(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "4s"
+warmup = "0s"
+order = "written"
+[server]
+provider = "docker"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[axes]
+sync_binlog = [0, 1, 2]
+`)
+	var current atomic.Pointer[server.Docker]
+	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
+		d, err := server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
+		if err == nil {
+			current.Store(d)
+		}
+		return d, err
+	}
+	pw := &phaseWatch{measuring: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		select {
+		case <-pw.measuring:
+		case <-time.After(3 * time.Minute):
+			return
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if pid := current.Load().PID(); pid > 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}, Progress: pw})
+	if !errors.Is(err, ErrCellsFailed) || len(run.Cells) != 3 {
+		t.Fatalf("err %v, %d cells", err, len(run.Cells))
+	}
+	first := run.Cells[0]
+	if first.Status != results.CellFailed || !strings.HasPrefix(first.Error, "the server died") {
+		t.Fatalf("first cell: %s %q", first.Status, first.Error)
+	}
+	col := slices.Index(run.MetricColumns, "cpu_server_pct")
+	for i, c := range run.Cells[1:] {
+		if c.Status != results.CellOK || c.Result.Events == 0 {
+			t.Fatalf("cell %d after the kill: %s %s", i+2, c.Status, c.Error)
+		}
+		filled := 0
+		for _, row := range c.Metrics {
+			if col >= 0 && col < len(row) && !math.IsNaN(row[col]) && row[col] > 0 {
+				filled++
+			}
+		}
+		if filled == 0 {
+			t.Errorf("cell %d: cpu_server_pct empty in all %d rows (notes %v)", i+2, len(c.Metrics), c.ObserveNotes)
+		}
 	}
 }

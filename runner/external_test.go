@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/experiment"
 	"benchmatrix/server"
 )
 
@@ -60,6 +61,13 @@ func global(t *testing.T, db *sql.DB, name string) string {
 	return v
 }
 
+// planExternal resolves src with --dsn, as `run --provider external --dsn`
+// does.
+func planExternal(t *testing.T, dsn, src string) *experiment.Plan {
+	t.Helper()
+	return planWith(t, src, experiment.Flags{DSN: dsn})
+}
+
 const externalManifest = `
 [experiment]
 duration = "1s"
@@ -80,7 +88,7 @@ func TestExternalRestoresGlobalsAndHidesPassword(t *testing.T) {
 	before := [2]string{global(t, root, "sync_binlog"), global(t, root, "innodb_flush_log_at_trx_commit")}
 	dir := t.TempDir()
 	var log bytes.Buffer
-	plan := planFrom(t, strings.Replace(externalManifest, "%s", "sbtest", 1))
+	plan := planExternal(t, dsn, strings.Replace(externalManifest, "%s", "sbtest", 1))
 	run, err := Run(context.Background(), plan, Config{OutDir: dir, Start: externalStart(dsn), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -109,7 +117,7 @@ func TestExternalRestoresGlobalsAndHidesPassword(t *testing.T) {
 func TestExternalRestoresAfterInterrupt(t *testing.T) {
 	root, dsn := externalTarget(t)
 	before := global(t, root, "sync_binlog")
-	plan := planFrom(t, strings.Replace(strings.Replace(externalManifest, "%s", "sbtest", 1), `duration = "1s"`, `duration = "30s"`, 1))
+	plan := planExternal(t, dsn, strings.Replace(strings.Replace(externalManifest, "%s", "sbtest", 1), `duration = "1s"`, `duration = "30s"`, 1))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		deadline := time.Now().Add(time.Minute)
@@ -134,13 +142,13 @@ func TestExternalRefusals(t *testing.T) {
 	// A restart-only value the server does not have: refused by name
 	// before the first cell.
 	src := strings.Replace(externalManifest, "%s", "sbtest", 1) + "\n[axes]\ninnodb_doublewrite = [\"OFF\"]\n"
-	_, err := Run(context.Background(), planFrom(t, src), Config{OutDir: t.TempDir(), Start: externalStart(dsn)})
+	_, err := Run(context.Background(), planExternal(t, dsn, src), Config{OutDir: t.TempDir(), Start: externalStart(dsn)})
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "innodb_doublewrite") {
 		t.Fatalf("restart-only difference: got %v", err)
 	}
 	// A schema holding somebody else's table: refused unless Force.
-	plan := planFrom(t, strings.Replace(externalManifest, "%s", "shop", 1))
+	plan := planExternal(t, dsn, strings.Replace(externalManifest, "%s", "shop", 1))
 	_, err = Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: externalStart(dsn)})
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "orders") {
 		t.Fatalf("foreign table: got %v", err)

@@ -3,21 +3,17 @@ package runner
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
+	"benchmatrix/server"
 )
 
 // TopWaits is how many performance_schema wait events a cell keeps.
 const TopWaits = 10
-
-// pider is a provider that knows its server's process id (for the
-// server's CPU column).
-type pider interface{ PID() int }
 
 // watch is what observes one cell: the sampler and the stall injector run
 // beside the workload on their own connections; table and wait snapshots
@@ -39,18 +35,6 @@ type watch struct {
 	waitsBefore  observe.WaitSnapshot
 }
 
-func tableNames(o oltp.Options) []string {
-	n := o.Tables
-	if o.Workload == "bulk_insert" {
-		n = o.Threads
-	}
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("sbtest%d", i+1)
-	}
-	return names
-}
-
 // startWatch takes the "before" snapshots and starts the sampler and the
 // injector. Observation never fails a cell: what cannot be observed is
 // noted and left empty.
@@ -67,7 +51,7 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 	}
 	w.db = db
 	if c.Policy.Observe {
-		if st, err := observe.TableStats(ctx, db, r.schema, tableNames(c.Workload)); err == nil {
+		if st, err := observe.TableStats(ctx, db, r.schema, oltp.TableNames(c.Workload)); err == nil {
 			w.tablesBefore, w.haveBefore = st, true
 		} else {
 			res.ObserveNotes = append(res.ObserveNotes, "table sizes: "+err.Error())
@@ -78,7 +62,7 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 		sdb, err := observe.OpenDB(cfg)
 		if err == nil {
 			pid := 0
-			if p, ok := r.srv.(pider); ok {
+			if p, ok := r.srv.(server.ProcessOwner); ok {
 				pid = p.PID()
 			}
 			info := r.srv.Info()
@@ -159,7 +143,7 @@ func (w *watch) stop(ctx context.Context) {
 		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
 	}
 	if w.haveBefore {
-		if after, err := observe.TableStats(ctx, w.db, w.r.schema, tableNames(w.c.Workload)); err == nil {
+		if after, err := observe.TableStats(ctx, w.db, w.r.schema, oltp.TableNames(w.c.Workload)); err == nil {
 			g := observe.Growth(w.tablesBefore, after)
 			res.Growth = &results.Growth{RowsBefore: w.tablesBefore.Rows, RowsAfter: after.Rows, RowsDelta: g.Rows, RowsExact: g.RowsExact,
 				BytesBefore: w.tablesBefore.DataBytes + w.tablesBefore.IndexBytes, BytesAfter: after.DataBytes + after.IndexBytes,

@@ -13,6 +13,9 @@ import (
 type OLTP struct {
 	// Log receives the engine's progress lines (prepare); nil discards them.
 	Log io.Writer
+	// Procs, if set, makes room in the scheduler for workers on blocking
+	// sockets (the command owns GOMAXPROCS; see oltp.ProcReserver).
+	Procs oltp.ProcReserver
 }
 
 var _ Workload = OLTP{}
@@ -41,5 +44,5 @@ func (e OLTP) Prewarm(ctx context.Context, cfg *mysql.Config, o oltp.Options) er
 
 // Run implements Workload.
 func (e OLTP) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
-	return oltp.Run(ctx, cfg, o, report)
+	return oltp.RunWith(ctx, cfg, o, report, e.Procs)
 }

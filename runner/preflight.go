@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"syscall"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
-	"benchmatrix/server"
+	"benchmatrix/oltp"
 )
 
 // ownConnections is how many connections benchmatrix itself may hold
@@ -26,7 +27,7 @@ func (r *Runner) checkConnections(vars map[string]string) error {
 	for _, c := range r.plan.Cells {
 		limit := serverMax
 		for _, p := range c.Server {
-			if server.VariableName(p.Name) == "max_connections" {
+			if catalog.VariableName(p.Name) == "max_connections" {
 				if n, err := strconv.Atoi(p.Value); err == nil {
 					limit = n
 				}
@@ -49,7 +50,7 @@ const BytesPerRow = 260
 func EstimateBytes(c experiment.Cell) int64 {
 	o := c.Workload
 	rows := int64(o.Tables) * int64(o.TableSize)
-	if experiment.EmptyTables(o) || o.Workload == "bulk_insert" {
+	if oltp.EmptyTables(o) {
 		rows = 0
 	}
 	b := rows * BytesPerRow

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,15 +20,33 @@ import (
 
 func planFrom(t *testing.T, src string) *experiment.Plan {
 	t.Helper()
+	return planWith(t, src, experiment.Flags{})
+}
+
+// planWith resolves manifest text with flags, as run does.
+func planWith(t *testing.T, src string, f experiment.Flags) *experiment.Plan {
+	t.Helper()
 	m, err := experiment.Parse("test.toml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiment.Expand(m)
+	p, err := experiment.Resolve(m, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// trackedSandboxes starts sandboxes and keeps the latest in cur, for tests
+// that kill or freeze it.
+func trackedSandboxes(cur *atomic.Pointer[server.Sandbox]) StartFunc {
+	return func(ctx context.Context, spec StartSpec) (server.Server, error) {
+		s, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: spec.Startup})
+		if err == nil {
+			cur.Store(s)
+		}
+		return s, err
+	}
 }
 
 // A data-changing workload over 4 cells that differ only in a dynamic
@@ -110,13 +130,7 @@ table_size = 1000
 sync_binlog = [0, 1]
 `)
 	var current atomic.Pointer[server.Sandbox]
-	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
-		s, err := server.StartSandbox(ctx, server.SandboxConfig{Startup: spec.Startup})
-		if err == nil {
-			current.Store(s)
-		}
-		return s, err
-	}
+	start := trackedSandboxes(&current)
 	go func() {
 		// Kill the server once the first cell measures.
 		deadline := time.Now().Add(time.Minute)
@@ -216,5 +230,142 @@ cold = [false, true]
 			t.Fatalf("interval times go backwards at %v after %v", v, last)
 		}
 		last = v
+	}
+}
+
+// plan and a real run of the same manifest agree, cell by cell, on what each
+// change costs (the flavor read from the sandbox's binary at plan time).
+func TestPlanAgreesWithRealRun(t *testing.T) {
+	needServer(t)
+	m, err := experiment.Parse("agree.toml", `
+[experiment]
+duration = "1s"
+warmup = "0s"
+observe = false
+repeats = 2
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[scenarios]
+a = { innodb_doublewrite = "ON", sync_binlog = 0 }
+b = { innodb_doublewrite = "OFF", sync_binlog = 1 }
+c = { innodb_doublewrite = "OFF", sync_binlog = 0, workload = "oltp_insert" }
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Resolve(context.Background(), m, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Flavor == "" {
+		t.Fatal("the sandbox's flavor is not known at plan time")
+	}
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, did := []string{}, []string{}
+	for i, c := range run.Cells {
+		planned = append(planned, plan.Cells[i].Name+":"+plan.Cells[i].Change.Cost())
+		did = append(did, c.Name+":"+c.Change.Cost())
+	}
+	if strings.Join(planned, " ") != strings.Join(did, " ") {
+		t.Fatalf("plan and run disagree:\nplan %v\nrun  %v", planned, did)
+	}
+	if !strings.Contains(strings.Join(did, " "), "restart") || !strings.Contains(strings.Join(did, " "), "reload") {
+		t.Fatalf("the matrix exercised no restart or reload: %v", did)
+	}
+}
+
+// phaseWatch is a Progress that signals when the first cell measures and
+// when it ends.
+type phaseWatch struct {
+	cell      int
+	measuring chan struct{}
+	done      chan struct{}
+	once1     sync.Once
+	once2     sync.Once
+}
+
+func (p *phaseWatch) Cell(i, n int, c experiment.Cell) { p.cell = i }
+func (p *phaseWatch) Phase(text string) {
+	if p.cell == 0 && strings.Contains(text, "measure") {
+		p.once1.Do(func() { close(p.measuring) })
+	}
+}
+func (p *phaseWatch) CellDone() {
+	if p.cell == 0 {
+		p.once2.Do(func() { close(p.done) })
+	}
+}
+func (p *phaseWatch) Close() {}
+
+// A server frozen (SIGSTOP) for longer than the window: the cell ends by
+// itself within window + grace, with the frozen seconds as zero-throughput
+// intervals and a stall; after SIGCONT the run goes on.
+func TestFrozenServerCellEnds(t *testing.T) {
+	needServer(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "5s"
+warmup = "0s"
+order = "written"
+drain = false
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[axes]
+sync_binlog = [0, 1]
+`)
+	var current atomic.Pointer[server.Sandbox]
+	start := trackedSandboxes(&current)
+	pw := &phaseWatch{measuring: make(chan struct{}), done: make(chan struct{})}
+	var endedWhileFrozen atomic.Bool
+	freezer := make(chan struct{})
+	go func() {
+		defer close(freezer)
+		select {
+		case <-pw.measuring:
+		case <-time.After(2 * time.Minute):
+			return
+		}
+		time.Sleep(1500 * time.Millisecond)
+		pid := current.Load().PID()
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Errorf("SIGSTOP: %v", err)
+			return
+		}
+		defer syscall.Kill(pid, syscall.SIGCONT)
+		select {
+		case <-pw.done:
+			endedWhileFrozen.Store(true)
+		case <-time.After(2 * time.Minute): // the cell never ended: let it go, and fail below
+		}
+	}()
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t},
+		Progress: pw, Grace: 2 * time.Second})
+	<-freezer
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !endedWhileFrozen.Load() {
+		t.Fatal("the frozen cell did not end until the server was thawed")
+	}
+	first, second := run.Cells[0], run.Cells[1]
+	if first.Result == nil || !first.Result.ForcedShutdown {
+		t.Fatalf("first cell: %s %s, result %+v", first.Status, first.Error, first.Result)
+	}
+	zero := 0
+	for _, iv := range first.Intervals {
+		if iv.Phase == "run" && iv.Events == 0 {
+			zero++
+		}
+	}
+	if zero < 2 || first.Stalls == nil || len(first.Stalls.Episodes) == 0 {
+		t.Fatalf("first cell: %d zero-throughput intervals, stalls %+v", zero, first.Stalls)
+	}
+	if second.Status != results.CellOK || second.Result.Events == 0 || second.Result.ForcedShutdown {
+		t.Fatalf("second cell after SIGCONT: %s %s", second.Status, second.Error)
 	}
 }

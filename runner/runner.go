@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -19,19 +20,15 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
+	"benchmatrix/version"
 )
-
-// Version is the tool version recorded in results; cmd sets it at link time.
-var Version = "dev"
-
-// DefaultSchema is the database the workload's tables live in unless the
-// manifest says otherwise.
-const DefaultSchema = "sbtest"
 
 // Workload is the engine as the runner uses it; oltpWorkload is the real
 // one, tests may substitute a fake.
@@ -51,10 +48,33 @@ type StartSpec struct {
 // StartFunc starts (or connects to) a server.
 type StartFunc func(ctx context.Context, spec StartSpec) (server.Server, error)
 
+// Sink receives the results as the run makes them: the run record after
+// every change, each finished cell before the next starts, and the summary
+// at the end. results.Writer is the real one (a results directory).
+type Sink interface {
+	WriteRun(run *results.Run) error
+	AppendCell(c *results.Cell) error
+	WriteSummary(run *results.Run) error
+}
+
+var _ Sink = (*results.Writer)(nil)
+
+// Opener starts servers with the manifest's provider (server.Open).
+func Opener(spec experiment.ServerSpec) StartFunc {
+	return func(ctx context.Context, s StartSpec) (server.Server, error) {
+		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
+			Image: s.Image, DSN: spec.DSN, Startup: s.Startup})
+	}
+}
+
 // Config says where results go and how to reach servers.
 type Config struct {
-	OutDir   string
-	Log      io.Writer // progress lines; nil means none
+	OutDir string
+	// Sink, if set, takes the results instead of a results directory in
+	// OutDir (tests).
+	Sink Sink
+	Log  io.Writer // progress lines; nil means none
+	// Start starts servers; nil means the manifest's provider (Opener).
 	Start    StartFunc
 	Workload Workload
 	// Resume, when set, is the stored run.json of an interrupted run in
@@ -65,6 +85,13 @@ type Config struct {
 	// Force lets prepare use a schema that holds tables the workload does
 	// not define (an external server's).
 	Force bool
+	// Connector makes the runner's own connections (settings, checks,
+	// drain); nil means the MySQL driver's. Tests give a fake server's.
+	Connector func(cfg *mysql.Config) (driver.Connector, error)
+	// Grace bounds a cell past its measured window: statements still in
+	// flight that long after the window's end (a lock, a frozen server)
+	// are cut by closing their connections. 0 means DefaultGrace.
+	Grace time.Duration
 	// Seeds are the random seeds of a stored run's cell runs (by
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
@@ -78,13 +105,24 @@ type Runner struct {
 	log  io.Writer
 
 	srv        server.Server
-	flavor     server.Flavor
+	flavor     catalog.Flavor
+	fresh      bool   // the server was started for the next cell
 	image      string // the running server's image (docker)
 	schema     string
 	loaded     string        // data key of what is loaded, "" for nothing
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
 }
+
+// DefaultGrace is how long a cell may run past its measured window before
+// the statements still in flight are cut: a cell always ends within its
+// window plus this, whatever the server does.
+const DefaultGrace = 10 * time.Second
+
+// settleTimeout bounds what the runner asks the server after a cell (wait
+// events, table sizes), so that a server that does not answer cannot hold
+// the matrix.
+const settleTimeout = 15 * time.Second
 
 // ErrCellsFailed is returned (wrapped) when the run finished but some cells
 // failed; every finished cell is in the results.
@@ -95,6 +133,9 @@ var ErrCellsFailed = errors.New("some cells failed")
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode implements exitcode.Coder.
+func (e *UsageError) ExitCode() int { return exitcode.Usage }
 
 // Run executes the plan and writes the results directory. On interrupt
 // (ctx cancelled) it keeps every finished cell, marks the run interrupted
@@ -110,59 +151,20 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 	if cfg.Progress == nil {
 		cfg.Progress = noProgress{}
 	}
-	defer cfg.Progress.Close()
-	schema := plan.Manifest.Server.Schema
-	if schema == "" {
-		schema = DefaultSchema
+	if cfg.Start == nil {
+		cfg.Start = Opener(plan.Manifest.Server)
 	}
-	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}, schema: schema}
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	defer cfg.Progress.Close()
+	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}, schema: plan.Manifest.Server.Schema}
 	return r.run(ctx)
 }
 
 func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
-	m := r.m
-	sum := sha256.Sum256([]byte(m.Source))
-	run := &results.Run{
-		Tool:          results.Tool{Name: "benchmatrix", Version: Version, GoVersion: runtime.Version()},
-		Experiment:    m.Name,
-		Description:   m.Description,
-		ManifestPath:  m.Path,
-		Manifest:      m.Source,
-		ManifestHash:  hex.EncodeToString(sum[:]),
-		Baseline:      m.Baseline,
-		Columns:       r.plan.Columns,
-		MetricColumns: metricColumns(r.plan),
-		Axes:          axisNames(m),
-		Pivot:         m.Pivot,
-		ServerConfig:  m.Server.Config,
-		Plan:          r.plan.Cells,
-		Order:         r.plan.Order,
-		Seed:          r.plan.Seed,
-		Status:        results.StatusRunning,
-		Started:       time.Now(),
-		Host:          hostFacts(""),
-	}
-	done := map[string]bool{}
-	var w *results.Writer
-	if old := r.cfg.Resume; old != nil {
-		if old.ManifestHash != run.ManifestHash {
-			return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
-				r.cfg.OutDir, short(old.ManifestHash), short(run.ManifestHash))}
-		}
-		if !samePlan(old.Plan, r.plan.Cells) {
-			return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
-		}
-		run.Started = old.Started
-		run.Cells = old.Cells
-		run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
-			time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
-		for _, c := range old.Cells {
-			done[results.RunKey(c.Name, c.Repeat)] = true
-		}
-		w, err = results.Reopen(r.cfg.OutDir, old)
-	} else {
-		w, err = results.Create(r.cfg.OutDir, r.plan.Columns, run.MetricColumns)
-	}
+	run := r.newRecord()
+	w, done, err := r.openSink(run)
 	if err != nil {
 		return nil, err
 	}
@@ -199,27 +201,104 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		fmt.Fprintf(r.log, "every cell run has finished already\n")
 		return run, nil
 	}
-	first := r.plan.Cells[todo[0]]
-	if err := r.startServer(ctx, first); err != nil {
+	if err := r.startServer(ctx, r.plan.Cells[todo[0]]); err != nil {
 		return run, err
 	}
 	defer func() { r.stopServer() }()
-	info := r.srv.Info()
-	run.Server = info
-	run.Host = hostFacts(info.Datadir)
-	if err := r.verifyStartup(ctx); err != nil {
-		return run, err
-	}
-	if err := r.checkSchema(ctx); err != nil {
-		return run, err
-	}
-	if err := r.checkVariables(ctx, run); err != nil {
+	if err := r.preflight(ctx, run); err != nil {
 		return run, err
 	}
 	if err := w.WriteRun(run); err != nil {
 		return run, err
 	}
+	return run, r.runCells(ctx, run, w, todo)
+}
 
+// newRecord is the run record before any cell: the manifest, the plan, the
+// tool and the host.
+func (r *Runner) newRecord() *results.Run {
+	m := r.m
+	sum := sha256.Sum256([]byte(m.Source))
+	return &results.Run{
+		Tool:          results.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
+		Experiment:    m.Name,
+		Description:   m.Description,
+		ManifestPath:  m.Path,
+		Manifest:      m.Source,
+		ManifestHash:  hex.EncodeToString(sum[:]),
+		Baseline:      m.Baseline,
+		Columns:       r.plan.Columns,
+		MetricColumns: metricColumns(r.plan),
+		Axes:          axisNames(m),
+		Pivot:         m.Pivot,
+		ServerConfig:  m.Server.Config,
+		Plan:          r.plan.Cells,
+		Order:         string(r.plan.Order),
+		Seed:          r.plan.Seed,
+		Status:        results.StatusRunning,
+		Started:       time.Now(),
+		Host:          hostFacts(""),
+	}
+}
+
+// openSink is where the results go: the configured sink, a new results
+// directory, or the stored one of a resumed run, whose finished cell runs
+// are taken into run and returned as done.
+func (r *Runner) openSink(run *results.Run) (Sink, map[string]bool, error) {
+	done := map[string]bool{}
+	old := r.cfg.Resume
+	if old == nil {
+		if r.cfg.Sink != nil {
+			return r.cfg.Sink, done, nil
+		}
+		w, err := results.Create(r.cfg.OutDir, r.plan.Columns, run.MetricColumns)
+		return w, done, err
+	}
+	if old.ManifestHash != run.ManifestHash {
+		return nil, nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
+			r.cfg.OutDir, short(old.ManifestHash), short(run.ManifestHash))}
+	}
+	if !samePlan(old.Plan, r.plan.Cells) {
+		return nil, nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
+	}
+	run.Started = old.Started
+	run.Cells = old.Cells
+	run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
+		time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
+	for _, c := range old.Cells {
+		done[results.RunKey(c.Name, c.Repeat)] = true
+	}
+	if r.cfg.Sink != nil {
+		return r.cfg.Sink, done, nil
+	}
+	w, err := results.Reopen(r.cfg.OutDir, old)
+	return w, done, err
+}
+
+// preflight records the server and refuses, before the first cell, what
+// the server cannot do: restart-only values it cannot take, a schema with
+// foreign tables, unknown variables, too few connections, too little disk.
+func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
+	info := r.srv.Info()
+	run.Server = info
+	run.Host = hostFacts(info.Datadir)
+	if r.plan.Flavor != info.Flavor {
+		// The restart decisions as the run takes them, for this flavor.
+		r.plan = r.plan.ForFlavor(info.Flavor)
+		run.Plan = r.plan.Cells
+	}
+	if err := r.verifyStartup(ctx); err != nil {
+		return err
+	}
+	if err := r.checkSchema(ctx); err != nil {
+		return err
+	}
+	return r.checkVariables(ctx, run)
+}
+
+// runCells runs the cell runs not done yet, handing each to the sink
+// before the next starts. A failed cell is counted, not fatal.
+func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []int) error {
 	failed := 0
 	for _, c := range run.Cells {
 		if c.Status != results.CellOK {
@@ -228,7 +307,7 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	}
 	for _, i := range todo {
 		if ctx.Err() != nil {
-			return run, ctx.Err()
+			return ctx.Err()
 		}
 		cell := &r.plan.Cells[i]
 		fmt.Fprintf(r.log, "[%d/%d] %s (repeat %d)\n", i+1, len(r.plan.Cells), cell.Name, cell.Repeat)
@@ -238,7 +317,7 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		if ctx.Err() != nil {
 			// An interrupted cell is not a finished one: keep it out of the
 			// results so a later run can redo it whole.
-			return run, ctx.Err()
+			return ctx.Err()
 		}
 		if res.Status != results.CellOK {
 			failed++
@@ -248,17 +327,17 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 				res.Result.TPS(), res.Result.QPS(), res.Result.Latency.P95, res.Result.Latency.P99)
 		}
 		if err := w.AppendCell(res); err != nil {
-			return run, fmt.Errorf("write results: %w", err)
+			return fmt.Errorf("write results: %w", err)
 		}
 		run.Cells = append(run.Cells, *res)
 		if err := w.WriteRun(run); err != nil {
-			return run, err
+			return err
 		}
 	}
 	if failed > 0 {
-		return run, fmt.Errorf("%d of %d cell runs failed: %w", failed, len(r.plan.Cells), ErrCellsFailed)
+		return fmt.Errorf("%d of %d cell runs failed: %w", failed, len(r.plan.Cells), ErrCellsFailed)
 	}
-	return run, nil
+	return nil
 }
 
 // startServer starts (or connects to) the server the cell needs.
@@ -268,7 +347,7 @@ func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	if err != nil {
 		return fmt.Errorf("start server: %w", err)
 	}
-	r.srv, r.image, r.loaded, r.loadedOpts = srv, c.Image, "", nil
+	r.srv, r.image, r.loaded, r.loadedOpts, r.fresh = srv, c.Image, "", nil, true
 	info := srv.Info()
 	r.flavor = info.Flavor
 	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
@@ -287,16 +366,10 @@ func (r *Runner) stopServer() {
 	r.srv = nil
 }
 
-// startupVerifier is a server that cannot restart (an external one): every
-// restart-only value the plan needs must already be in effect.
-type startupVerifier interface {
-	VerifyStartup(ctx context.Context, startup []server.Setting) error
-}
-
 // verifyStartup refuses, before the first cell, a plan that needs restart-
 // only values a server cannot be restarted into, naming each variable.
 func (r *Runner) verifyStartup(ctx context.Context) error {
-	v, ok := r.srv.(startupVerifier)
+	v, ok := r.srv.(server.Borrowed)
 	if !ok {
 		return nil
 	}
@@ -329,7 +402,7 @@ func (r *Runner) verifyStartup(ctx context.Context) error {
 // workload does not define, unless Force: benchmatrix only ever creates and
 // drops its own sbtestN tables, and will not load next to other data.
 func (r *Runner) checkSchema(ctx context.Context) error {
-	ft, ok := r.srv.(foreignTabler)
+	ft, ok := r.srv.(server.Borrowed)
 	if !ok || r.cfg.Force {
 		return nil
 	}
@@ -359,14 +432,13 @@ func (r *Runner) startupFor(c experiment.Cell) []server.Setting {
 	return out
 }
 
+// needsRestart is the plan's decision (catalog.RestartNeed on the server's
+// flavor; before the first start, on either flavor, so that the first
+// start has every startup option), plus the variables the server refused
+// to SET as read-only although the catalogue did not list them.
 func (r *Runner) needsRestart(name string) bool {
-	n := server.VariableName(name)
-	if r.flavor == "" {
-		// Before the first start the flavor is unknown: take the catalogue
-		// of either, so the first start already has its startup options.
-		return r.readOnly[n] || experiment.RestartOnly(n)
-	}
-	return r.readOnly[n] || server.RestartOnly(r.flavor, n)
+	n := catalog.VariableName(name)
+	return r.readOnly[n] || catalog.RestartNeed(r.flavor, n) != catalog.Dynamic
 }
 
 func (r *Runner) dynamicFor(c experiment.Cell) []server.Setting {
@@ -382,7 +454,11 @@ func (r *Runner) dynamicFor(c experiment.Cell) []server.Setting {
 func (r *Runner) openDB(dbName string) *sql.DB {
 	cfg := r.srv.Endpoint()
 	cfg.DBName = dbName
-	conn, err := mysql.NewConnector(cfg)
+	connect := r.cfg.Connector
+	if connect == nil {
+		connect = mysql.NewConnector
+	}
+	conn, err := connect(cfg)
 	if err != nil {
 		// NewConnector only fails on a malformed config, which we built.
 		panic(err)
@@ -412,7 +488,7 @@ func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
 	seen := map[string]bool{}
 	for _, c := range r.plan.Cells {
 		for _, p := range c.Server {
-			n := server.VariableName(p.Name)
+			n := catalog.VariableName(p.Name)
 			if seen[n] {
 				continue
 			}
@@ -486,7 +562,7 @@ func sameSettings(a, b []server.Setting) bool {
 	key := func(s []server.Setting) []string {
 		out := make([]string, len(s))
 		for i, x := range s {
-			out[i] = server.VariableName(x.Name) + "=" + x.Value
+			out[i] = catalog.VariableName(x.Name) + "=" + x.Value
 		}
 		sort.Strings(out)
 		return out

@@ -54,16 +54,20 @@ func ourServers(t *testing.T) []string {
 
 func loadFlush(t *testing.T) *experiment.Plan {
 	t.Helper()
+	return loadFlushFor(t, 3*time.Second, time.Second)
+}
+
+// loadFlushFor is manifests/flush.toml with --duration d --warmup w.
+func loadFlushFor(t *testing.T, d, w time.Duration) *experiment.Plan {
+	t.Helper()
 	m, err := experiment.Load("../manifests/flush.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiment.Expand(m)
+	p, err := experiment.Resolve(m, experiment.Flags{Duration: &d, Warmup: &w})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, w := 3*time.Second, 1*time.Second
-	p.Override(&d, &w)
 	return p
 }
 
@@ -188,9 +192,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 func TestResumeAfterInterrupt(t *testing.T) {
 	needServer(t)
-	plan := loadFlush(t)
-	d, w := 2*time.Second, time.Duration(0)
-	plan.Override(&d, &w)
+	plan := loadFlushFor(t, 2*time.Second, 0)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
 )
 
 // MismatchError says a variable did not take the value asked for.
@@ -43,7 +45,7 @@ const errReadOnlyVariable = 1238
 // reads back different from what was asked is a *MismatchError.
 func ApplyGlobals(ctx context.Context, db *sql.DB, settings []Setting) (map[string]string, error) {
 	for _, s := range settings {
-		name := VariableName(s.Name)
+		name := catalog.VariableName(s.Name)
 		if !validName(name) {
 			return nil, fmt.Errorf("%q is not a valid variable name", s.Name)
 		}
@@ -64,7 +66,7 @@ func ApplyGlobals(ctx context.Context, db *sql.DB, settings []Setting) (map[stri
 func CheckGlobals(ctx context.Context, db *sql.DB, settings []Setting) (map[string]string, error) {
 	eff := make(map[string]string, len(settings))
 	for _, s := range settings {
-		name := VariableName(s.Name)
+		name := catalog.VariableName(s.Name)
 		actual, err := ReadGlobal(ctx, db, name)
 		if err != nil {
 			return nil, err
@@ -79,7 +81,7 @@ func CheckGlobals(ctx context.Context, db *sql.DB, settings []Setting) (map[stri
 
 // ReadGlobal returns @@global.name as text.
 func ReadGlobal(ctx context.Context, db *sql.DB, name string) (string, error) {
-	name = VariableName(name)
+	name = catalog.VariableName(name)
 	if !validName(name) {
 		return "", fmt.Errorf("%q is not a valid variable name", name)
 	}
@@ -180,7 +182,7 @@ func Variables(ctx context.Context, db *sql.DB, names ...string) (map[string]str
 	if len(names) > 0 {
 		q += " WHERE Variable_name IN (?" + strings.Repeat(",?", len(names)-1) + ")"
 		for _, n := range names {
-			args = append(args, VariableName(n))
+			args = append(args, catalog.VariableName(n))
 		}
 	}
 	rows, err := db.QueryContext(ctx, q, args...)

@@ -1,44 +1,19 @@
 package server
 
-// restartOnly lists variables that cannot change while the server runs, by
-// flavor (reference/servers.md §3). A variable not listed here that the
-// server still refuses with "read only variable" is treated the same way at
-// run time, so the list is an optimisation and documentation, not a gate.
-var restartOnly = map[Flavor]map[string]bool{
-	MariaDB: set("log_bin", "innodb_doublewrite", "innodb_flush_method", "performance_schema",
-		"innodb_autoinc_lock_mode", "innodb_buffer_pool_instances", "innodb_page_size",
-		"innodb_data_file_path", "innodb_undo_tablespaces", "innodb_log_group_home_dir",
-		"innodb_read_io_threads", "innodb_write_io_threads", "innodb_rollback_on_timeout",
-		"innodb_open_files", "innodb_use_native_aio", "thread_handling", "back_log",
-		"skip_name_resolve", "lower_case_table_names", "large_pages", "table_open_cache_instances"),
-	MySQL: set("log_bin", "innodb_doublewrite", "innodb_flush_method", "performance_schema",
-		"innodb_autoinc_lock_mode", "innodb_buffer_pool_instances", "innodb_page_size",
-		"innodb_data_file_path", "innodb_undo_tablespaces", "innodb_log_group_home_dir",
-		"innodb_log_file_size", "innodb_log_files_in_group", "innodb_read_io_threads",
-		"innodb_write_io_threads", "innodb_rollback_on_timeout", "innodb_open_files",
-		"innodb_use_native_aio", "innodb_dedicated_server", "back_log", "skip_name_resolve",
-		"lower_case_table_names", "large_pages", "table_open_cache_instances", "disable_log_bin",
-		"skip_log_bin", "log_replica_updates", "log_slave_updates", "mysqlx"),
-}
+import "benchmatrix/catalog"
 
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
+// Flavor is catalog.Flavor: the flavors and their variable catalogue live in
+// package catalog, so that planning needs no server package; these names
+// keep the providers' code short.
+type Flavor = catalog.Flavor
 
-// RestartOnly reports whether a variable can only be set at server start.
-func RestartOnly(f Flavor, name string) bool {
-	return restartOnly[f][VariableName(name)]
-}
+// The flavors benchmatrix knows.
+const (
+	MariaDB = catalog.MariaDB
+	MySQL   = catalog.MySQL
+)
 
-// RecordedVariables are read back for every cell, whatever the manifest
-// sets, so that each result says how the server was configured.
-var RecordedVariables = []string{
-	"version", "version_comment", "log_bin", "sync_binlog", "innodb_flush_log_at_trx_commit",
-	"binlog_format", "innodb_buffer_pool_size", "innodb_doublewrite", "innodb_flush_method",
-	"innodb_log_file_size", "innodb_io_capacity", "performance_schema", "max_connections",
-	"transaction_isolation", "innodb_autoinc_lock_mode", "default_storage_engine",
+// restartOnly is the catalogue's verdict for a flavor the server has told.
+func restartOnly(f Flavor, name string) bool {
+	return catalog.RestartNeed(f, name) == catalog.Restart
 }

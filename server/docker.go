@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/url"
 	"os"
@@ -24,12 +22,14 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+
+	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
 )
 
-// DefaultDockerImage is the image scripts/build-mariadb-image.sh builds
-// (`make docker-image`): Debian bookworm's MariaDB 10.11, made locally
-// because no registry needs to be reachable.
-const DefaultDockerImage = "benchmatrix/mariadb:10.11"
+// DefaultDockerImage is the docker provider's default image (its catalog
+// descriptor says so).
+const DefaultDockerImage = catalog.DefaultDockerImage
 
 // DockerConfig says how to run a server in a container.
 type DockerConfig struct {
@@ -96,19 +96,17 @@ type Docker struct {
 	startup  []Setting
 	lastLogs string // log of the last removed container
 	stopped  bool
+	pidOf    string // the container pid belongs to; a restart makes a new one
+	pid      int    // host pid of its server, 0 if not visible from here
 }
 
-var _ Server = (*Docker)(nil)
+var (
+	_ Server                    = (*Docker)(nil)
+	_ interface{ Alive() bool } = (*Docker)(nil)
+	_ interface{ PID() int }    = (*Docker)(nil)
+)
 
 var liveDockers liveSet[*Docker]
-
-func init() {
-	extraKillers = append(extraKillers, func() {
-		for _, d := range liveDockers.all() {
-			d.kill()
-		}
-	})
-}
 
 // DockerUnavailableError says no Docker engine answers.
 type DockerUnavailableError struct{ Err error }
@@ -119,8 +117,15 @@ func (e *DockerUnavailableError) Error() string {
 
 func (e *DockerUnavailableError) Unwrap() error { return e.Err }
 
+// ExitCode implements exitcode.Coder: a missing engine is the environment's
+// problem, found before running (2).
+func (e *DockerUnavailableError) ExitCode() int { return exitcode.Usage }
+
 // ImageMissingError says the image is not present locally.
 type ImageMissingError struct{ Image string }
+
+// ExitCode implements exitcode.Coder (2: build or pull the image first).
+func (e *ImageMissingError) ExitCode() int { return exitcode.Usage }
 
 func (e *ImageMissingError) Error() string {
 	return fmt.Sprintf("docker image %s is not present and benchmatrix never pulls; build it with `make docker-image` "+
@@ -303,7 +308,6 @@ func (d *Docker) launch(ctx context.Context, startup []Setting) error {
 // then reads the flavor and version.
 func (d *Docker) waitReady(ctx context.Context) error {
 	// The driver logs every handshake the docker proxy cuts short.
-	quietDriver.Do(func() { _ = mysql.SetLogger(log.New(io.Discard, "", 0)) })
 	deadline := time.Now().Add(d.cfg.ReadyTimeout)
 	id := d.containerID()
 	var lastErr error
@@ -371,6 +375,10 @@ func (d *Docker) waitReady(ctx context.Context) error {
 func (d *Docker) containerID() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.containerIDLocked()
+}
+
+func (d *Docker) containerIDLocked() string {
 	if d.res == nil {
 		return ""
 	}
@@ -382,6 +390,113 @@ func (d *Docker) ContainerID() string { return d.containerID() }
 
 // Dir returns the host directory holding the datadir.
 func (d *Docker) Dir() string { return d.dir }
+
+// dockerProbeTimeout bounds the engine calls behind Alive and PID: the
+// runner asks after every failure and before every cell.
+const dockerProbeTimeout = 3 * time.Second
+
+// Alive reports whether the server's container still runs: it exists, and
+// the engine says it is running, not restarting and not dead. An engine
+// that does not answer within dockerProbeTimeout proves nothing, so that
+// counts as alive; the runner's next SQL call will tell. After Stop, or a
+// Restart that failed before its new container ran, it is false.
+func (d *Docker) Alive() bool {
+	d.mu.Lock()
+	stopped := d.stopped
+	d.mu.Unlock()
+	id := d.containerID()
+	if stopped || id == "" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dockerProbeTimeout)
+	defer cancel()
+	c, err := d.pool.Client.InspectContainerWithContext(id, ctx)
+	var gone *dc.NoSuchContainer
+	switch {
+	case errors.As(err, &gone):
+		return false
+	case err != nil:
+		return true
+	}
+	st := c.State
+	return st.Running && !st.Restarting && !st.Dead && !st.RemovalInProgress
+}
+
+// PID implements the runner's server-CPU probe: the host process id of the
+// container's server, or 0 when there is none or this process cannot see
+// it. The image's entrypoint execs the server, so the container's first
+// process (State.Pid, in the engine's PID namespace) is the server. An
+// engine in another PID namespace (a remote DOCKER_HOST, Docker Desktop's
+// VM, benchmatrix itself in a container) reports a number that means
+// nothing here: PID returns 0 rather than sample someone else's CPU. The
+// answer is kept until the container changes (a restart makes a new one).
+func (d *Docker) PID() int {
+	id := d.containerID()
+	if id == "" {
+		return 0
+	}
+	d.mu.Lock()
+	if d.pidOf == id {
+		pid := d.pid
+		d.mu.Unlock()
+		return pid
+	}
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), dockerProbeTimeout)
+	defer cancel()
+	c, err := d.pool.Client.InspectContainerWithContext(id, ctx)
+	if err != nil || !c.State.Running || c.State.Pid <= 0 {
+		return 0 // not known yet: ask again next time
+	}
+	pid := c.State.Pid
+	visible, isServer := hostServer(pid)
+	switch {
+	case !visible:
+		pid = 0 // for good: this container's number is not ours
+	case !isServer:
+		return 0 // the entrypoint has not exec'd the server yet
+	}
+	d.mu.Lock()
+	if d.containerIDLocked() == id {
+		d.pidOf, d.pid = id, pid
+	}
+	d.mu.Unlock()
+	return pid
+}
+
+// hostServer looks at pid, a container's first process as the engine
+// numbers it, from this process's PID namespace. visible: /proc shows the
+// first process of a nested PID namespace there, so the engine's number
+// means the same here. isServer: that process is a MySQL-family server
+// (comm mariadbd or mysqld).
+func hostServer(pid int) (visible, isServer bool) {
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	status, err := os.ReadFile(filepath.Join(dir, "status"))
+	if err != nil || !containerInit(string(status)) {
+		return false, false
+	}
+	comm, err := os.ReadFile(filepath.Join(dir, "comm"))
+	if err != nil {
+		return false, false
+	}
+	name := strings.TrimSpace(string(comm))
+	return true, name == "mariadbd" || name == "mysqld"
+}
+
+// containerInit reports whether a /proc/PID/status text describes the
+// first process of a nested PID namespace: its NSpid line lists more than
+// one id (one per namespace, outermost first) and the innermost is 1.
+func containerInit(status string) bool {
+	for line := range strings.Lines(status) {
+		rest, ok := strings.CutPrefix(line, "NSpid:")
+		if !ok {
+			continue
+		}
+		ids := strings.Fields(rest)
+		return len(ids) > 1 && ids[len(ids)-1] == "1"
+	}
+	return false
+}
 
 // Info implements Server.
 func (d *Docker) Info() Info {
@@ -500,14 +615,18 @@ func (d *Docker) stopContainer(ctx context.Context, grace time.Duration) error {
 	var stopErr error
 	err := d.pool.Client.KillContainer(dc.KillContainerOptions{ID: id, Signal: dc.SIGTERM, Context: wctx})
 	var notRunning *dc.ContainerNotRunning
-	if err != nil && !errors.As(err, &notRunning) {
+	// A server that had already exited (crashed, killed) did not fail to
+	// stop: its exit status is the crash's, and the runner's recovery,
+	// Restart after Alive said false, must get past here to a new container.
+	crashed := errors.As(err, &notRunning)
+	if err != nil && !crashed {
 		stopErr = fmt.Errorf("signal docker container: %w", err)
 	}
 	code, err := d.pool.Client.WaitContainerWithContext(id, wctx)
 	switch {
 	case err != nil:
 		stopErr = fmt.Errorf("docker container did not stop within %s of SIGTERM (%v); killed", grace, err)
-	case code != 0:
+	case code != 0 && !crashed:
 		stopErr = fmt.Errorf("docker container's server exited with status %d", code)
 	}
 	if stopErr != nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -233,6 +234,116 @@ func TestSplitImage(t *testing.T) {
 	} {
 		if r, tg := splitImage(c.in); r != c.repo || tg != c.tag {
 			t.Errorf("splitImage(%q) = %q, %q", c.in, r, tg)
+		}
+	}
+}
+
+// TestDockerAliveAndPIDAfterCrash kills the container's server from the
+// host, as a crash would, and brings it back the way the runner's recovery
+// does.
+func TestDockerAliveAndPIDAfterCrash(t *testing.T) {
+	image := needDockerImage(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	d, err := StartDocker(ctx, DockerConfig{Image: image})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = d.Stop(context.Background())
+		if cs := ourContainers(t); len(cs) != 0 {
+			t.Errorf("containers left after Stop: %+v", cs)
+		}
+	})
+	if !d.Alive() {
+		t.Fatal("a started server is not alive")
+	}
+	pid := serverPID(t, d)
+	t.Logf("container %.12s: server is host pid %d", d.ContainerID(), pid)
+
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill %d: %v", pid, err)
+	}
+	start := time.Now()
+	for d.Alive() {
+		if time.Since(start) > time.Minute {
+			t.Fatal("still alive a minute after SIGKILL")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("not alive %s after SIGKILL", time.Since(start).Round(time.Millisecond))
+	if d.PID() != pid {
+		t.Errorf("PID() = %d after the crash, want the cached %d until the container changes", d.PID(), pid)
+	}
+
+	if err := d.Restart(ctx, d.Startup()); err != nil {
+		t.Fatalf("restart after the crash: %v", err)
+	}
+	if !d.Alive() {
+		t.Fatal("not alive after the restart")
+	}
+	if again := serverPID(t, d); again == pid {
+		t.Fatalf("PID %d did not change with the new container", again)
+	}
+	db := openDB(t, d)
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	if err := d.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d.Alive() || d.PID() != 0 {
+		t.Fatalf("after Stop: Alive %v, PID %d", d.Alive(), d.PID())
+	}
+}
+
+// serverPID returns d.PID() after checking that the host sees it as the
+// server: comm is mariadbd and /proc/PID/stat, which the CPU sampler
+// reads, is readable from here.
+func serverPID(t *testing.T, d *Docker) int {
+	t.Helper()
+	pid := d.PID()
+	if pid <= 0 {
+		t.Fatalf("PID() = %d: the engine's PID namespace is not ours?", pid)
+	}
+	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil || strings.TrimSpace(string(comm)) != "mariadbd" {
+		t.Fatalf("/proc/%d/comm = %q, %v; want mariadbd", pid, comm, err)
+	}
+	if _, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func TestContainerInit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		status string
+		want   bool
+	}{
+		{"Name:\tmariadbd\nPid:\t4242\nNSpid:\t4242\t1\nNSpgid:\t4242\t1\n", true},
+		{"Name:\tmariadbd\nNSpid:\t4242\t77\t1\n", true}, // nested twice
+		{"Name:\tmariadbd\nNSpid:\t4242\n", false},       // our own namespace
+		{"Name:\tmariadbd\nNSpid:\t4242\t15\n", false},   // not the container's first process
+		{"Name:\tmariadbd\nPid:\t4242\n", false},         // no NSpid line (old kernel)
+		{"", false},
+	} {
+		if got := containerInit(c.status); got != c.want {
+			t.Errorf("containerInit(%q) = %v, want %v", c.status, got, c.want)
+		}
+	}
+	// This test process is no container's first process, and a process
+	// that does not exist is not visible.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{os.Getpid(), cmd.Process.Pid} {
+		if visible, isServer := hostServer(pid); visible || isServer {
+			t.Errorf("hostServer(%d) = %v, %v; want false, false", pid, visible, isServer)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
 )
 
 // ExternalConfig says how to reach a server benchmatrix does not own.
@@ -29,7 +31,7 @@ type ExternalConfig struct {
 
 // PasswordEnv is the environment variable an external server's password is
 // read from when neither the DSN nor the configuration holds one.
-const PasswordEnv = "BENCHMATRIX_PASSWORD"
+const PasswordEnv = catalog.PasswordEnv
 
 // External is a server someone else runs. benchmatrix never restarts or
 // stops it: only dynamic variables change, each one's original value is
@@ -50,16 +52,6 @@ type External struct {
 var _ Server = (*External)(nil)
 
 var liveExternals liveSet[*External]
-
-func init() {
-	extraKillers = append(extraKillers, func() {
-		for _, e := range liveExternals.all() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = e.Stop(ctx)
-			cancel()
-		}
-	})
-}
 
 // RestartNotAllowedError says a setting needs a restart, and the server is
 // external, so it is never restarted. Current is the server's value, Wanted
@@ -134,10 +126,6 @@ func (e *External) Endpoint() *mysql.Config {
 	return c
 }
 
-// DB returns the provider's own connection pool (for the caller's reads;
-// the runner's load opens its own).
-func (e *External) DB() *sql.DB { return e.db }
-
 // Startup implements Server: the settings last confirmed by Restart.
 func (e *External) Startup() []Setting {
 	e.mu.Lock()
@@ -159,7 +147,7 @@ func (e *External) Restart(ctx context.Context, startup []Setting) error {
 	}
 	var dynamic []Setting
 	for _, s := range startup {
-		if !RestartOnly(e.flavor, s.Name) {
+		if !restartOnly(e.flavor, s.Name) {
 			dynamic = append(dynamic, Setting{Name: s.Name, Value: startupValue(s)})
 		}
 	}
@@ -169,7 +157,7 @@ func (e *External) Restart(ctx context.Context, startup []Setting) error {
 			cur, _ := Variables(ctx, e.db, ro.Name)
 			want := ""
 			for _, s := range dynamic {
-				if VariableName(s.Name) == ro.Name {
+				if catalog.VariableName(s.Name) == ro.Name {
 					want = s.Value
 				}
 			}
@@ -190,8 +178,8 @@ func (e *External) Restart(ctx context.Context, startup []Setting) error {
 func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
 	var names []string
 	for _, s := range startup {
-		if RestartOnly(e.flavor, s.Name) {
-			names = append(names, VariableName(s.Name))
+		if restartOnly(e.flavor, s.Name) {
+			names = append(names, catalog.VariableName(s.Name))
 		}
 	}
 	if len(names) == 0 {
@@ -204,8 +192,8 @@ func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
 	}
 	var errs []error
 	for _, s := range startup {
-		name := VariableName(s.Name)
-		if !RestartOnly(e.flavor, name) {
+		name := catalog.VariableName(s.Name)
+		if !restartOnly(e.flavor, name) {
 			continue
 		}
 		v, ok := cur[name]
@@ -223,7 +211,7 @@ func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
 // startupValue is what a startup option reads back as: --log-bin=NAME
 // turns log_bin ON, whatever the base name.
 func startupValue(s Setting) string {
-	if VariableName(s.Name) == "log_bin" {
+	if catalog.VariableName(s.Name) == "log_bin" {
 		if _, ok := boolWord(s.Value); !ok {
 			return "ON"
 		}
@@ -242,7 +230,7 @@ func (e *External) ApplyGlobals(ctx context.Context, settings []Setting) (map[st
 		return nil, fmt.Errorf("external server %s: already stopped", e.address())
 	}
 	for _, s := range settings {
-		name := VariableName(s.Name)
+		name := catalog.VariableName(s.Name)
 		_, seen := e.orig[name]
 		var before globalValue
 		if !seen {

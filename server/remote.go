@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -15,15 +16,16 @@ import (
 // network (docker, external) share: flavor detection from SQL, password
 // hygiene in errors, and the emergency-stop hook beside the sandbox's own.
 
-// extraKillers run after KillAll has killed the sandboxes: they kill the
-// containers this process started and put external servers' globals back.
-// Providers add theirs in init.
-var extraKillers []func()
-
-// killOthers runs extraKillers. KillAll calls it last.
+// killOthers runs after KillAll has killed the sandboxes: it kills the
+// containers this process started and puts external servers' globals back.
 func killOthers() {
-	for _, k := range extraKillers {
-		k()
+	for _, d := range liveDockers.all() {
+		d.kill()
+	}
+	for _, e := range liveExternals.all() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = e.Stop(ctx)
+		cancel()
 	}
 }
 

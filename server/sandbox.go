@@ -8,12 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -22,6 +20,9 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
 )
 
 // SandboxConfig says how to start a sandbox.
@@ -64,6 +65,10 @@ const SandboxDirPrefix = "benchmatrix-sandbox-"
 // NotFoundError says no server binary could be found.
 type NotFoundError struct{ Searched []string }
 
+// ExitCode implements exitcode.Coder: a missing server binary is the
+// environment's problem (2).
+func (e *NotFoundError) ExitCode() int { return exitcode.Usage }
+
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("no MySQL-family server binary found (looked for %s on PATH and in /usr/sbin, /usr/local/mysql/bin); "+
 		"install one: on Debian or Ubuntu `apt-get install -y mariadb-server`, or give [server] binary = \"/path/to/mysqld\"",
@@ -102,8 +107,6 @@ type Binary struct {
 	Version string // e.g. 10.11.19-MariaDB-0+deb12u1
 }
 
-var versionRE = regexp.MustCompile(`Ver\s+(\S+)`)
-
 // DetectBinary runs `BIN --version` and reads the flavor and version.
 func DetectBinary(ctx context.Context, path string) (Binary, error) {
 	out, err := exec.CommandContext(ctx, path, "--no-defaults", "--version").CombinedOutput()
@@ -114,15 +117,11 @@ func DetectBinary(ctx context.Context, path string) (Binary, error) {
 }
 
 func parseVersionLine(path, out string) (Binary, error) {
-	m := versionRE.FindStringSubmatch(out)
-	if m == nil {
-		return Binary{}, fmt.Errorf("%s --version printed %q: no version found", path, strings.TrimSpace(out))
+	f, v, err := catalog.ParseVersionLine(out)
+	if err != nil {
+		return Binary{}, fmt.Errorf("%s --version %w", path, err)
 	}
-	b := Binary{Path: path, Version: m[1], Flavor: MySQL}
-	if strings.Contains(strings.ToLower(out), "mariadb") {
-		b.Flavor = MariaDB
-	}
-	return b, nil
+	return Binary{Path: path, Version: v, Flavor: f}, nil
 }
 
 // StartSandbox creates a private directory, initialises a datadir in it and
@@ -345,11 +344,7 @@ func (s *Sandbox) launchOnce(ctx context.Context, startup []Setting) error {
 	return nil
 }
 
-var quietDriver sync.Once
-
 func (s *Sandbox) waitReady(ctx context.Context, done <-chan struct{}) error {
-	// The driver logs every refused handshake while the server starts.
-	quietDriver.Do(func() { _ = mysql.SetLogger(log.New(io.Discard, "", 0)) })
 	deadline := time.Now().Add(s.cfg.ReadyTimeout)
 	cfg := s.Endpoint()
 	cfg.Timeout = time.Second

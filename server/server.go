@@ -1,7 +1,8 @@
 // Package server starts, reconfigures and stops the MySQL-family servers a
-// benchmark matrix runs against. Every provider (the local sandbox today;
-// Docker and external servers later) sits behind the Server interface, so the
-// runner never knows which one it drives.
+// benchmark matrix runs against. Every provider (sandbox, docker, external;
+// each described in package catalog) sits behind the Server interface, so
+// the runner never knows which one it drives; what a provider can do beyond
+// it is a declared capability with an interface of its own (capability.go).
 package server
 
 import (
@@ -10,16 +11,6 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
-)
-
-// Flavor is the server family, which decides initialisation commands and
-// where status counters live.
-type Flavor string
-
-// The flavors benchmatrix knows.
-const (
-	MariaDB Flavor = "mariadb"
-	MySQL   Flavor = "mysql"
 )
 
 // Info describes a running server.
@@ -61,12 +52,6 @@ type Server interface {
 // (innodb_flush_log_at_trx_commit → innodb-flush-log-at-trx-commit).
 func OptionName(name string) string {
 	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
-}
-
-// VariableName turns an option or variable name into the canonical
-// variable form used by SET GLOBAL and @@global (lower case, underscores).
-func VariableName(name string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
 }
 
 // StartupFlag renders a setting as a server command-line option. Boolean

@@ -34,11 +34,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	cmdprocs "benchmatrix/cmd/internal/procs"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/server"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 type config struct {
@@ -54,6 +55,10 @@ type config struct {
 	cpuprofile  string
 	syscalls    string
 }
+
+// procs lets the engine's blocking-socket workers each have a P, as in
+// benchmatrix itself, so that the figures compare the same engine.
+var procs = cmdprocs.New()
 
 func main() {
 	var cfg config
@@ -110,7 +115,7 @@ func runChild() error {
 	if req.Prepare {
 		return oltp.Prepare(ctx, c, req.Options, io.Discard)
 	}
-	res, err := oltp.Run(ctx, c, req.Options, nil)
+	res, err := oltp.RunWith(ctx, c, req.Options, nil, procs)
 	if err != nil {
 		return err
 	}

@@ -9,28 +9,26 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/mattn/go-isatty"
 
+	"benchmatrix/catalog"
+	cmdprocs "benchmatrix/cmd/internal/procs"
+	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/runner"
 	"benchmatrix/server"
-)
-
-// Exit codes (DESIGN.md).
-const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
-	exitRegression  = 3
-	exitInterrupted = 130
+	"benchmatrix/version"
 )
 
 const usage = `benchmatrix: what does this server setting, workload change or version cost?
@@ -46,7 +44,14 @@ Usage:
   benchmatrix version
 `
 
+// procs is the process's GOMAXPROCS policy for the engine's blocking
+// sockets: the command owns the process, so the command owns GOMAXPROCS.
+var procs = cmdprocs.New()
+
 func main() {
+	// The MySQL driver logs every connection a stopped or killed server
+	// drops; benchmatrix reports those itself.
+	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
 	ctx, stop := signalContext()
 	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -72,7 +77,7 @@ func signalContext() (context.Context, func()) {
 			fmt.Fprintln(os.Stderr, "benchmatrix: interrupted twice; killing servers and exiting")
 			server.KillAll()
 			server.Cleanup()
-			os.Exit(exitInterrupted)
+			os.Exit(exitcode.Interrupted)
 		}
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
@@ -81,13 +86,13 @@ func signalContext() (context.Context, func()) {
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitUsage
+		return exitcode.Usage
 	}
 	switch args[0] {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "plan":
-		return cmdPlan(args[1:], stdout, stderr)
+		return cmdPlan(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
 	case "oltp":
@@ -95,14 +100,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "compare":
 		return cmdCompare(args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "benchmatrix %s\n", runner.Version)
-		return exitOK
+		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
+		return exitcode.OK
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
-		return exitOK
+		return exitcode.OK
 	}
 	fmt.Fprintf(stderr, "benchmatrix: unknown command %q\n\n%s", args[0], usage)
-	return exitUsage
+	return exitcode.Usage
 }
 
 // parseInterleaved parses flags that may come before or after the one
@@ -121,211 +126,113 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-type optDuration struct {
-	d   time.Duration
-	set bool
+// optDuration is a duration flag that knows whether it was given.
+type optDuration struct{ d *time.Duration }
+
+func (o *optDuration) String() string {
+	if o.d == nil {
+		return ""
+	}
+	return o.d.String()
 }
 
-func (o *optDuration) String() string { return o.d.String() }
 func (o *optDuration) Set(s string) error {
 	d, err := experiment.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	o.d, o.set = d, true
-	return nil
+	o.d = &d
+	return err
+}
+
+// optBool is an on/off flag that knows whether it was given.
+type optBool struct{ b *bool }
+
+func (o *optBool) String() string { return "" }
+func (o *optBool) Set(s string) error {
+	b, err := oltp.ParseBool(s)
+	o.b = &b
+	return err
+}
+
+// runFlags defines run's flags onto req; quiet is -q.
+func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet, func()) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var duration, warmup optDuration
+	var observe optBool
+	fs.StringVar(&req.OutDir, "o", "", "results directory (default runs/<experiment>-<timestamp>)")
+	fs.Var(&duration, "duration", "measured time per cell, overriding the manifest (e.g. 10s)")
+	fs.Var(&warmup, "warmup", "fixed warm-up per cell, overriding the manifest (also warmup = \"auto\")")
+	fs.IntVar(&req.Flags.Repeats, "repeats", 0, "repeats per cell, overriding the manifest")
+	fs.BoolVar(quiet, "q", false, "no progress lines")
+	fs.BoolVar(&req.Resume, "resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
+	fs.StringVar(&req.Flags.Provider, "provider", "", strings.Join(catalog.ProviderNames(), ", ")+" (overrides [server] provider)")
+	fs.StringVar(&req.Flags.DSN, "dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $"+catalog.PasswordEnv)
+	fs.Var(&observe, "observe", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
+	fs.BoolVar(&req.Force, "force", false, "external server: prepare even if the schema holds tables the workload does not define")
+	fs.StringVar(&req.Rerun, "rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
+	return fs, func() { req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b }
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	out := fs.String("o", "", "results directory (default runs/<experiment>-<timestamp>)")
-	var duration, warmup optDuration
-	fs.Var(&duration, "duration", "measured time per cell, overriding the manifest (e.g. 10s)")
-	fs.Var(&warmup, "warmup", "warm-up per cell, overriding the manifest")
-	repeats := fs.Int("repeats", 0, "repeats per cell, overriding the manifest")
-	quiet := fs.Bool("q", false, "no progress lines")
-	resume := fs.Bool("resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
-	provider := fs.String("provider", "", "sandbox, docker or external (overrides [server] provider)")
-	dsn := fs.String("dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $BENCHMATRIX_PASSWORD")
-	observeFlag := fs.String("observe", "", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
-	force := fs.Bool("force", false, "external server: prepare even if the schema holds tables the workload does not define")
-	rerun := fs.String("rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
+	var req runner.Request
+	var quiet bool
+	fs, apply := runFlags(stderr, &req, &quiet)
 	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	var m *experiment.Manifest
-	var previous *results.Run
-	switch {
-	case *rerun != "" && len(pos) == 0:
-		previous, err = results.ReadRun(*rerun)
-		if err != nil {
-			fmt.Fprintf(stderr, "benchmatrix run --rerun: %v\n", err)
-			return exitUsage
-		}
-		m, err = experiment.Parse(previous.ManifestPath, previous.Manifest)
-		if err == nil {
-			m.Seed = previous.Seed
-		}
-	case *rerun == "" && len(pos) == 1:
-		m, err = experiment.Load(pos[0])
-	default:
+	if err != nil || len(pos) > 1 {
 		fmt.Fprintln(stderr, "benchmatrix run: want exactly one manifest (or --rerun DIR and none)")
-		return exitUsage
+		return exitcode.Usage
 	}
+	apply()
+	req.Notices = stderr
+	if len(pos) == 1 {
+		req.Manifest = pos[0]
+	}
+	plan, cfg, err := runner.Setup(ctx, req)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitcode.Of(err)
 	}
-	if *provider != "" {
-		m.Server.Provider = *provider
-	}
-	if *dsn != "" {
-		m.Server.DSN = *dsn
-	}
-	if err := runner.CheckProvider(m); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	if *repeats < 0 {
-		fmt.Fprintln(stderr, "benchmatrix run: --repeats must be at least 1")
-		return exitUsage
-	}
-	if *repeats > 0 {
-		m.Repeats = *repeats
-	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("runs", m.Name+"-"+time.Now().Format("20060102-150405"))
-	}
-	var stored *results.Run
-	if _, err := os.Stat(filepath.Join(dir, results.RunFile)); err == nil && !*resume {
-		fmt.Fprintf(stderr, "benchmatrix run: %s already holds a run; continue it with --resume, or give another -o\n", dir)
-		return exitUsage
-	}
-	if *resume {
-		if *out == "" {
-			fmt.Fprintln(stderr, "benchmatrix run: --resume needs -o DIR, the results directory to continue")
-			return exitUsage
-		}
-		stored, err = results.ReadRun(dir)
-		if err != nil {
-			fmt.Fprintf(stderr, "benchmatrix run: cannot resume: %v\n", err)
-			return exitUsage
-		}
-		if m.Seed == 0 {
-			m.Seed = stored.Seed // the same shuffled order
-		}
-	}
-	plan, err := experiment.Expand(m)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	var dp, wp *time.Duration
-	if duration.set {
-		dp = &duration.d
-	}
-	if warmup.set {
-		wp = &warmup.d
-	}
-	plan.Override(dp, wp)
-	switch *observeFlag {
-	case "":
-	case "on", "off":
-		for i := range plan.Cells {
-			plan.Cells[i].Policy.Observe = *observeFlag == "on"
-		}
-	default:
-		fmt.Fprintf(stderr, "benchmatrix run: --observe=%s: want on or off\n", *observeFlag)
-		return exitUsage
-	}
-	seeds := map[string]int64{}
-	if previous != nil {
-		for i := range plan.Cells {
-			if i < len(previous.Plan) && !duration.set && !warmup.set {
-				plan.Cells[i].Workload.Time = previous.Plan[i].Workload.Time
-				plan.Cells[i].Workload.Warmup = previous.Plan[i].Workload.Warmup
-			}
-		}
-		for _, c := range previous.Cells {
-			seeds[results.RunKey(c.Name, c.Repeat)] = c.RandSeed
-		}
-	}
-	var progress io.Writer = stderr
-	var bar *runner.Bar
+	cfg.Log = stderr
 	switch {
-	case *quiet:
-		progress = io.Discard
+	case quiet:
+		cfg.Log = io.Discard
 	case stderr == os.Stderr && isatty.IsTerminal(os.Stderr.Fd()):
-		bar = runner.NewBar(os.Stderr, plan)
-		progress = bar
+		bar := runner.NewBar(os.Stderr, plan)
+		cfg.Log, cfg.Progress = bar, bar
 	}
-	server.RemoveStale(m.Server.TempDir, func(d string) {
-		fmt.Fprintf(stderr, "removed %s, left by a benchmatrix process that no longer runs\n", d)
-	})
-	cfg := runner.Config{
-		OutDir:   dir,
-		Log:      progress,
-		Start:    runner.Starter(m),
-		Force:    *force,
-		Workload: runner.OLTP{Log: progress},
-		Resume:   stored,
-		Seeds:    seeds,
-	}
-	if bar != nil {
-		cfg.Progress = bar
-	}
+	cfg.Workload = runner.OLTP{Log: cfg.Log, Procs: procs}
 	run, err := runner.Run(ctx, plan, cfg)
 	if run != nil && len(run.Cells) > 0 {
 		fmt.Fprintln(stdout)
 		_ = results.WriteTable(stdout, run)
 	}
-	fmt.Fprintf(stderr, "results: %s\n", dir)
-	return exitCode(err, stderr)
+	fmt.Fprintf(stderr, "results: %s\n", cfg.OutDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
+	}
+	return exitcode.Of(err)
 }
 
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
-	var me *experiment.Error
-	var ue *runner.UsageError
-	var nf *server.NotFoundError
-	var du *server.DockerUnavailableError
-	var im *server.ImageMissingError
-	switch {
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.As(err, &me), errors.As(err, &ue), errors.As(err, &nf), errors.As(err, &du), errors.As(err, &im):
-		return exitUsage
-	}
-	return exitFailure
-}
-
-func cmdPlan(args []string, stdout, stderr io.Writer) int {
+func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array, one object per cell run")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Usage
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "benchmatrix plan: want exactly one manifest")
-		return exitUsage
+		return exitcode.Usage
 	}
 	m, err := experiment.Load(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitcode.Of(err)
 	}
-	plan, err := experiment.Expand(m)
+	plan, err := runner.Resolve(ctx, m, experiment.Flags{})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitcode.Of(err)
 	}
 	write := plan.WriteText
 	if *asJSON {
@@ -333,36 +240,36 @@ func cmdPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := write(stdout); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return exitcode.Failure
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "benchmatrix report: want one results directory")
-		return exitUsage
+		return exitcode.Usage
 	}
 	run, err := results.ReadRun(args[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	// Tables, results.txt and plots again from the stored results.
 	if err := results.Regenerate(args[0]); err != nil {
 		fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
-		return exitFailure
+		return exitcode.Failure
 	}
 	if err := results.WriteTable(stdout, run); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return exitcode.Failure
 	}
 	fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(args[0], results.SummaryFile))
-	return exitOK
+	return exitcode.OK
 }
 
 func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return oltp.Main(ctx, args, stdout, stderr)
+	return oltp.MainWith(ctx, args, stdout, stderr, procs)
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) int {
@@ -374,18 +281,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return exitUsage
+		return exitcode.Usage
 	}
 	if len(pos) != 2 {
 		fmt.Fprintln(stderr, "benchmatrix compare: want BASE_DIR NEW_DIR")
-		return exitUsage
+		return exitcode.Usage
 	}
 	var runs [2]*results.Run
 	for i, dir := range pos {
 		r, err := results.ReadRun(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 		runs[i] = r
 	}
@@ -393,18 +300,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	var mm *results.MismatchError
 	if errors.As(err, &mm) {
 		fmt.Fprintf(stderr, "benchmatrix compare: %v\n(--allow-mismatch compares anyway)\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if err := results.WriteComparison(stdout, cmp, *markdown); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitFailure
+		return exitcode.Failure
 	}
 	if len(cmp.Regressed()) > 0 {
-		return exitRegression
+		return exitcode.Regression
 	}
-	return exitOK
+	return exitcode.OK
 }

@@ -1,0 +1,146 @@
+package experiment
+
+import (
+	"strings"
+	"time"
+
+	"benchmatrix/catalog"
+)
+
+// Defaults for keys a manifest leaves out.
+const (
+	DefaultDuration = 30 * time.Second
+	DefaultWarmup   = 5 * time.Second
+	// DefaultWarmupCap bounds warmup = "auto".
+	DefaultWarmupCap = 2 * time.Minute
+	// DefaultDrainCap bounds the wait for dirty pages between cells.
+	DefaultDrainCap = time.Minute
+	// DefaultSchema is the database the workload's tables live in.
+	DefaultSchema = "sbtest"
+)
+
+// defaults is the manifest every file is decoded onto: each default is
+// written here and nowhere else. Defaults that depend on other keys or on
+// flags (the Docker image, the warm-up cap) are settled in Resolve.
+func defaults() *Manifest {
+	return &Manifest{
+		Duration: DefaultDuration,
+		Warmup:   DefaultWarmup,
+		Repeats:  1,
+		Order:    Grouped,
+		Policy:   Policy{Drain: true, Observe: true, DrainCap: DefaultDrainCap},
+		Server:   ServerSpec{Provider: catalog.DefaultProvider, Schema: DefaultSchema},
+	}
+}
+
+// Flags are the run command's overrides and what a stored run brings back;
+// the zero value changes nothing.
+type Flags struct {
+	Duration *time.Duration // --duration
+	// Warmup (--warmup) is a fixed warm-up for every cell; it also turns
+	// warmup = "auto" off.
+	Warmup   *time.Duration
+	Repeats  int    // --repeats, 0 = the manifest's
+	Provider string // --provider
+	DSN      string // --dsn
+	Observe  *bool  // --observe on|off
+	// Seed is the shuffle seed of a run being resumed or rerun.
+	Seed int64
+	// Rerun is the plan of a stored run being run again: its cells keep
+	// the durations they ran with, unless --duration or --warmup say
+	// otherwise.
+	Rerun []Cell
+	// Flavor is the server's flavor when it is known before the server
+	// starts (the sandbox's binary says); restart decisions are then exact,
+	// else variables restart-only on one flavor only depend on it.
+	Flavor catalog.Flavor
+}
+
+// Resolve turns defaults → manifest → flags (→ a stored run) into the
+// immutable plan: a resolved copy of the manifest, its cells in order and
+// what each change costs. Every problem is reported at once, with its key
+// and line, in one *Error.
+func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
+	m := *parsed // the caller's manifest stays as decoded
+	d := &decoder{lines: m.lines, order: m.set}
+	if f.Provider != "" {
+		if _, err := catalog.Lookup(f.Provider); err != nil {
+			d.problems = append(d.problems, Problem{Key: "--provider", Msg: err.Error()})
+		}
+		m.Server.Provider = catalog.ProviderName(f.Provider)
+	}
+	if f.DSN != "" {
+		m.Server.DSN = f.DSN
+	}
+	if f.Repeats < 0 {
+		d.problems = append(d.problems, Problem{Key: "--repeats", Msg: "must be at least 1"})
+	} else if f.Repeats > 0 {
+		m.Repeats = f.Repeats
+	}
+	if f.Duration != nil {
+		m.Duration = *f.Duration
+	}
+	if f.Warmup != nil {
+		m.Warmup, m.Policy.WarmupAuto = *f.Warmup, false
+	}
+	if f.Observe != nil {
+		m.Policy.Observe = *f.Observe
+	}
+	if f.Seed != 0 {
+		m.Seed = f.Seed
+	}
+	if m.Name == "" {
+		m.Name = strings.TrimSuffix(baseName(m.Path), ".toml")
+	}
+	if m.Policy.WarmupAuto {
+		m.Warmup = 0
+		if m.Policy.WarmupCap == 0 {
+			m.Policy.WarmupCap = DefaultWarmupCap
+		}
+	}
+	prov := catalog.Provider(m.Server.Provider)
+	if m.Server.Image == "" {
+		m.Server.Image = prov.DefaultImage
+	}
+	d.validate(&m, prov)
+	if len(d.problems) > 0 {
+		return nil, &Error{Path: m.Path, Problems: sortProblems(d.problems)}
+	}
+	plan, err := expand(&m, f.Flavor)
+	if err != nil {
+		return nil, &Error{Path: m.Path, Problems: []Problem{expandProblem(d, err)}}
+	}
+	d.validatePlan(&m, plan)
+	if len(d.problems) > 0 {
+		return nil, &Error{Path: m.Path, Problems: sortProblems(d.problems)}
+	}
+	if f.Rerun != nil && f.Duration == nil && f.Warmup == nil {
+		for i := range plan.Cells {
+			if i < len(f.Rerun) {
+				plan.Cells[i].Workload.Time = f.Rerun[i].Workload.Time
+				plan.Cells[i].Workload.Warmup = f.Rerun[i].Workload.Warmup
+			}
+		}
+	}
+	return plan, nil
+}
+
+// expandProblem points an expansion error at the key it comes from.
+func expandProblem(d *decoder, err error) Problem {
+	key := ""
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "zip"):
+		key = "experiment.zip"
+	case strings.Contains(msg, "named"):
+		key = "experiment.cell_name"
+	}
+	return Problem{Key: key, Line: d.line(key), Msg: err.Error()}
+}
+
+// Capability errors name the provider and what asked for the capability.
+func (d *decoder) needs(prov catalog.Descriptor, c catalog.Capability, key, what string) {
+	if !prov.Caps.Has(c) {
+		e := &catalog.MissingError{Provider: prov.Name, Need: c, For: what}
+		d.problem(key, "%v", e)
+	}
+}

@@ -1,0 +1,207 @@
+package experiment
+
+import (
+	"strings"
+
+	"benchmatrix/catalog"
+	"benchmatrix/oltp"
+)
+
+// RunnerKeys are the parameters that belong to the runner rather than to
+// the workload or the server; they can vary as scenario or axis keys.
+var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true, "observe": true}
+
+// IsWorkloadKey reports whether a parameter name belongs to the workload
+// engine; every other name is a server variable.
+func IsWorkloadKey(name string) bool {
+	if RunnerKeys[name] {
+		return false
+	}
+	if name == "workload" {
+		return true
+	}
+	_, ok := oltp.CanonicalOption(name)
+	return ok
+}
+
+// validate checks what needs the whole manifest and the flags: every
+// parameter value once against the engine's option parser, the provider's
+// keys and capabilities, and the names exclude, pivot and cell_name use.
+func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
+	if prov.Name == "" {
+		return // an unknown provider is already a problem
+	}
+	for _, k := range []string{"binary", "tmpdir", "image", "dsn"} {
+		if d.isSet("server."+k) && !prov.Reads(k) {
+			d.problem("server."+k, "provider %s does not read it", prov.Name)
+		}
+	}
+	for key, msg := range prov.Required {
+		if key == "dsn" && m.Server.DSN == "" {
+			d.problem("server.dsn", "%s", msg)
+		}
+	}
+	if m.Policy.Cold {
+		d.needs(prov, catalog.Restarts, "experiment.cold", "cold = true")
+	}
+	probe := oltp.DefaultOptions()
+	check := func(key string, p Param) {
+		switch {
+		case p.Name == "image":
+			d.needs(prov, catalog.Images, key, "an image parameter")
+		case RunnerKeys[p.Name]:
+			if b, err := oltp.ParseBool(p.Value); err != nil {
+				d.problem(key, "%v", err)
+			} else if p.Name == "cold" && b {
+				d.needs(prov, catalog.Restarts, key, "cold = true")
+			}
+		case !IsWorkloadKey(p.Name):
+			if !varNameRE.MatchString(normalVar(p.Name)) {
+				d.problem(key, "%q is neither a workload option nor a server variable name", p.Name)
+			}
+		default:
+			o := probe
+			if err := o.Set(p.Name, p.Value); err != nil {
+				d.problem(key, "%v", err)
+			}
+		}
+	}
+	hasWorkload := false
+	for _, p := range m.Workload {
+		check("workload."+workloadKey(p.Name), p)
+		hasWorkload = hasWorkload || p.Name == "workload"
+	}
+	if !hasWorkload {
+		d.problem("workload.name", "missing: say which workload to run (e.g. name = \"oltp_insert\"; known: %s)", strings.Join(oltp.Workloads(), ", "))
+	}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			check("scenarios."+sc.Name+"."+p.Name, p)
+		}
+	}
+	for _, ax := range m.Axes {
+		for _, v := range ax.Values {
+			check("axes."+ax.Name, Param{Name: ax.Name, Value: v})
+		}
+	}
+	varying := map[string]bool{"scenario": true}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			varying[p.Name] = true
+		}
+	}
+	for _, ax := range m.Axes {
+		varying[ax.Name] = true
+	}
+	for _, ex := range m.Exclude {
+		for k := range ex {
+			if !varying[k] {
+				d.problem("experiment.exclude."+k, "%q is neither \"scenario\" nor a parameter that varies (a scenario or axis key)", k)
+			}
+		}
+	}
+	if m.Pivot != "" && !varying[m.Pivot] {
+		d.problem("experiment.pivot", "%q is neither \"scenario\" nor a parameter that varies", m.Pivot)
+	}
+	for _, ph := range placeholderRE.FindAllStringSubmatch(m.CellName, -1) {
+		if !varying[ph[1]] {
+			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])
+		}
+	}
+	if n := matrixSize(m); n > MaxCellRuns {
+		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
+	}
+}
+
+// validatePlan checks what only the expanded cells can show: the baseline
+// names a scenario or a cell, the matrix is not empty, every cell's option
+// set is valid and reads every option given to it.
+func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
+	if len(plan.Cells) == 0 {
+		d.problem("", "the matrix is empty: no cell to run")
+	}
+	if m.Baseline != "" {
+		found := false
+		for _, sc := range m.Scenarios {
+			found = found || sc.Name == m.Baseline
+		}
+		for _, c := range plan.Cells {
+			found = found || c.Name == m.Baseline
+		}
+		if !found {
+			known := make([]string, 0, len(m.Scenarios))
+			for _, sc := range m.Scenarios {
+				known = append(known, sc.Name)
+			}
+			d.problem("experiment.baseline", "%q is neither a scenario nor a cell (scenarios: %s)", m.Baseline, strings.Join(known, ", "))
+		}
+	}
+	seen := map[string]bool{}
+	reported := map[string]bool{}
+	for _, c := range plan.Cells {
+		if c.Repeat != 1 || seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		if err := c.Workload.Validate(); err != nil {
+			d.problem(cellKey(c), "cell %s: %v", c.Name, err)
+		}
+		// An option the cell's workload does not read is a mistake.
+		check := func(key string, p Param) {
+			if p.Name == "workload" || !IsWorkloadKey(p.Name) || reported[key] {
+				return
+			}
+			if ok, only := oltp.OptionApplies(p.Name, c.Workload.Workload); !ok {
+				reported[key] = true
+				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload, p.Name, strings.Join(only, ", "))
+			}
+		}
+		for _, p := range m.Workload {
+			check("workload."+p.Name, p)
+		}
+		for _, sc := range m.Scenarios {
+			if sc.Name == c.Scenario {
+				for _, p := range sc.Params {
+					check("scenarios."+sc.Name+"."+p.Name, p)
+				}
+			}
+		}
+		for _, p := range c.Params {
+			if isAxis(m, p.Name) {
+				check("axes."+p.Name, p)
+			}
+		}
+	}
+}
+
+func isAxis(m *Manifest, name string) bool {
+	for _, ax := range m.Axes {
+		if ax.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) isSet(key string) bool { _, ok := d.order[key]; return ok }
+
+func workloadKey(name string) string {
+	if name == "workload" {
+		return "name"
+	}
+	return name
+}
+
+func cellKey(c Cell) string {
+	if c.Scenario != "" {
+		return "scenarios." + c.Scenario
+	}
+	return "workload"
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

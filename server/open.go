@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+
+	"benchmatrix/catalog"
+)
+
+// Spec is what the runner asks of a provider: the manifest's [server]
+// section as resolved, and the startup options of the server to start.
+type Spec struct {
+	Provider catalog.ProviderName
+	Binary   string // sandbox
+	TempDir  string // sandbox, docker: where private directories are made
+	Image    string // docker
+	DSN      string // external; never stored or printed
+	Startup  []Setting
+}
+
+// implementation is the code behind one catalog descriptor.
+type implementation struct {
+	// open starts (or connects to) a server.
+	open func(ctx context.Context, s Spec) (Server, error)
+	// sweep removes what an earlier benchmatrix process killed with
+	// SIGKILL left behind, naming each thing removed.
+	sweep func(ctx context.Context, s Spec, report func(what string))
+	// flavor, if set, tells the server's flavor before starting one.
+	flavor func(ctx context.Context, s Spec) catalog.Flavor
+	// zero is a nil value of the provider's type, for the conformance test.
+	zero Server
+}
+
+// implementations maps each descriptor in package catalog to its code;
+// the conformance test checks that both tables name the same providers.
+var implementations = map[catalog.ProviderName]implementation{
+	catalog.Sandbox: {
+		open: func(ctx context.Context, s Spec) (Server, error) {
+			return StartSandbox(ctx, SandboxConfig{Binary: s.Binary, TempDir: s.TempDir, Startup: s.Startup})
+		},
+		sweep:  func(_ context.Context, s Spec, report func(string)) { RemoveStale(s.TempDir, report) },
+		flavor: sandboxFlavor,
+		zero:   (*Sandbox)(nil),
+	},
+	catalog.Docker: {
+		open: func(ctx context.Context, s Spec) (Server, error) {
+			return StartDocker(ctx, DockerConfig{Image: s.Image, Startup: s.Startup})
+		},
+		sweep: func(ctx context.Context, _ Spec, report func(string)) {
+			removed, _ := RemoveStaleContainers(ctx)
+			for _, c := range removed {
+				report("container " + c)
+			}
+		},
+		zero: (*Docker)(nil),
+	},
+	catalog.External: {
+		open: func(ctx context.Context, s Spec) (Server, error) {
+			return ConnectExternal(ctx, ExternalConfig{DSN: s.DSN})
+		},
+		sweep: func(context.Context, Spec, func(string)) {},
+		zero:  (*External)(nil),
+	},
+}
+
+// Open starts (or connects to) the server the spec's provider gives.
+func Open(ctx context.Context, s Spec) (Server, error) {
+	impl, ok := implementations[s.Provider]
+	if !ok {
+		_, err := catalog.Lookup(string(s.Provider))
+		return nil, err
+	}
+	return impl.open(ctx, s)
+}
+
+// Sweep removes what benchmatrix processes that no longer run left behind
+// for this provider (sandbox directories, containers), naming each.
+func Sweep(ctx context.Context, s Spec, report func(what string)) {
+	if impl, ok := implementations[s.Provider]; ok {
+		impl.sweep(ctx, s, report)
+	}
+}
+
+// FlavorBeforeStart is the flavor a provider's server will be, when the
+// provider can tell without starting one (the sandbox asks its binary's
+// --version); empty when it cannot (a Docker image, an external server),
+// or on any error: the plan then marks the restarts that depend on it.
+func FlavorBeforeStart(ctx context.Context, s Spec) catalog.Flavor {
+	if impl, ok := implementations[s.Provider]; ok && impl.flavor != nil {
+		return impl.flavor(ctx, s)
+	}
+	return ""
+}
+
+func sandboxFlavor(ctx context.Context, s Spec) catalog.Flavor {
+	path, err := FindBinary(s.Binary)
+	if err != nil {
+		return ""
+	}
+	b, err := DetectBinary(ctx, path)
+	if err != nil {
+		return ""
+	}
+	return b.Flavor
+}
