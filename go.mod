@@ -65,6 +65,6 @@ require (
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.48.0
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )

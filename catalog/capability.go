@@ -35,6 +35,10 @@ const (
 	// RestoresGlobals: every global the run changed is put back when it
 	// ends (a server benchmatrix does not own).
 	RestoresGlobals Capability = "restores-globals"
+	// Limits: resource limits on the server (disk IOPS and bandwidth on
+	// the datadir's device, a CPU quota, a cpuset, memory), changed live
+	// between cells and read back (a LimitSet; presets in machines.go).
+	Limits Capability = "limits"
 )
 
 // Set is a set of capabilities.

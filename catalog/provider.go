@@ -27,6 +27,9 @@ type Descriptor struct {
 	// Required are [server] keys that must be given (or their flag), with
 	// the message that says how.
 	Required map[string]string
+	// Owns are server variables the provider sets itself, with why a
+	// manifest may not set them.
+	Owns map[string]string
 }
 
 // Reads reports whether the provider reads the [server] key.

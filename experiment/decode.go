@@ -123,12 +123,12 @@ func join(prefix, k string) string {
 	return prefix + "." + k
 }
 
-var sections = map[string]bool{"experiment": true, "server": true, "workload": true, "scenarios": true, "axes": true, "inject": true}
+var sections = map[string]bool{"experiment": true, "server": true, "workload": true, "scenarios": true, "axes": true, "inject": true, "machines": true}
 
 func (d *decoder) decode(raw map[string]any, m *Manifest) {
 	for _, k := range d.keys("", raw) {
 		if !sections[k] {
-			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes], [inject])")
+			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes], [inject], [machines])")
 			continue
 		}
 		t, ok := raw[k].(map[string]any)
@@ -149,6 +149,8 @@ func (d *decoder) decode(raw map[string]any, m *Manifest) {
 			d.axes(t, m)
 		case "inject":
 			d.inject(t, m)
+		case "machines":
+			d.machines(t, m)
 		}
 	}
 }
@@ -166,7 +168,12 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 		key, v := "experiment."+k, t[k]
 		switch k {
 		case "name":
-			m.Name, _ = d.str(key, v)
+			if s, ok := d.str(key, v); ok {
+				if !experimentNameRE.MatchString(s) {
+					d.problem(key, "%q: an experiment name is a results directory's name: letters, digits, '_', '-' and '.', not starting with '.'", s)
+				}
+				m.Name = s
+			}
 		case "description":
 			m.Description, _ = d.str(key, v)
 		case "baseline":
@@ -240,7 +247,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 		case "order":
 			if s, ok := d.str(key, v); ok {
 				if !slices.Contains(orders, Order(s)) {
-					d.problem(key, "%q: want grouped, written or shuffled", s)
+					d.problem(key, "%q: want grouped, written, shuffled or blocked", s)
 				}
 				m.Order = Order(s)
 			}
@@ -256,8 +263,27 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			}
 		case "pivot":
 			m.Pivot, _ = d.str(key, v)
+		case "expect":
+			d.expect(key, v, m)
+		case "stall_threshold":
+			f, ok := v.(float64)
+			if n, isInt := v.(int64); isInt {
+				f, ok = float64(n), true
+			}
+			if !ok || !(f > 0 && f < 1) {
+				d.problem(key, "want a fraction of the median between 0 and 1, e.g. 0.5")
+				continue
+			}
+			m.StallThreshold = f
+		case "wait_quiet":
+			dur, err := ParseDuration(v)
+			if err != nil {
+				d.problem(key, "%v", err)
+				continue
+			}
+			m.WaitQuiet = dur
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet)")
 		}
 	}
 }
@@ -374,6 +400,8 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 			m.Server.Image, _ = d.str(key, v)
 		case "dsn":
 			m.Server.DSN, _ = d.str(key, v)
+		case "machine":
+			m.Server.Machine, _ = d.str(key, v)
 		case "schema":
 			if s, ok := d.str(key, v); ok {
 				if !varNameRE.MatchString(strings.ToLower(s)) {
@@ -389,6 +417,10 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 			}
 			for _, name := range d.keys(key, ct) {
 				if p, ok := d.scalar(key+"."+name, name, ct[name]); ok {
+					if IsLimitKey(name) && name != MachineKey {
+						m.Server.Limits = append(m.Server.Limits, p) // limits.go
+						continue
+					}
 					if !varNameRE.MatchString(normalVar(name)) {
 						d.problem(key+"."+name, "%q is not a server variable name", name)
 						continue
@@ -397,7 +429,7 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 				}
 			}
 		default:
-			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, config)")
+			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, machine, config)")
 		}
 	}
 }
@@ -420,7 +452,7 @@ func (d *decoder) workload(t map[string]any, m *Manifest) {
 		}
 		if k == "name" {
 			p.Name = "workload"
-		} else if _, known := oltp.CanonicalOption(k); !known {
+		} else if _, known := oltp.CanonicalOption(k); !known && !isSlapKey(k) {
 			d.problem(key, "unknown workload option (server variables go in [server.config], [scenarios] or [axes])")
 			continue
 		}
@@ -482,6 +514,8 @@ func (d *decoder) axes(t map[string]any, m *Manifest) {
 var (
 	varNameRE  = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 	cellNameRE = regexp.MustCompile(`^[A-Za-z0-9_.\-]+$`)
+	// experimentNameRE: a single path element, never "." or "..".
+	experimentNameRE = regexp.MustCompile(`^[A-Za-z0-9_\-][A-Za-z0-9_.\-]*$`)
 )
 
 func normalVar(name string) string {

@@ -108,6 +108,12 @@ func TestProblemsNameKeyAndLine(t *testing.T) {
 		{"unknown baseline", "[experiment]\nbaseline = \"b9\"\n[workload]\nname = \"oltp_insert\"\n[scenarios]\nb1 = { sync_binlog = 1 }\n", []string{"line 2: experiment.baseline", "\"b9\""}},
 		{"unknown workload", "[workload]\nname = \"oltp_foo\"\n", []string{"line 2: workload.name", "unknown workload \"oltp_foo\""}},
 		{"missing workload", "[experiment]\nname = \"x\"\n", []string{"workload.name: missing"}},
+		{"name outside runs/", "[experiment]\nname = \"../../x\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: experiment.name", "results directory"}},
+		{"exclude naming no scenario", "[experiment]\nexclude = [{ scenario = \"b9\" }]\n[workload]\nname = \"oltp_insert\"\n[scenarios]\nb1 = { sync_binlog = 1 }\n", []string{"line 2: experiment.exclude.scenario", "\"b9\" is not a scenario"}},
+		{"table_size 0 for a reading workload", "[workload]\nname = \"oltp_read_only\"\ntable_size = 0\n", []string{"oltp_read_only needs table_size >= 1"}},
+		{"the sandbox listening beyond loopback", "[server.config]\nbind_address = \"0.0.0.0\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: server.config.bind_address: provider sandbox sets bind_address itself: it listens on 127.0.0.1 only"}},
+		{"the sandbox's port as an axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nport = [3306, 3307]\n", []string{"line 4: axes.port: provider sandbox sets port itself"}},
+		{"name with a slash", "[experiment]\nname = \"a/b\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: experiment.name"}},
 		{"empty axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nthreads = []\n", []string{"line 4: axes.threads: an axis needs at least one value"}},
 		{"scenario param bad", "[workload]\nname = \"oltp_insert\"\n[scenarios]\na = { sync_binlog = 1, rand_type = \"weird\" }\n", []string{"line 4: scenarios.a.rand_type"}},
 		{"every problem at once", "[experiment]\nnme = 1\nrepeats = 0\n[workload]\nname = \"oltp_insert\"\ntabels = 1\n", []string{"line 2: experiment.nme", "line 3: experiment.repeats", "line 6: workload.tabels"}},
@@ -304,6 +310,10 @@ func TestResolveOrder(t *testing.T) {
 		c.Policy.WarmupCap != DefaultWarmupCap || !c.Policy.Drain || !c.Policy.Observe || len(p.Cells) != 2 || p.Manifest.Name != "m" {
 		t.Fatalf("manifest over defaults: %+v (%d cells)", c, len(p.Cells))
 	}
+	zero := time.Duration(0)
+	if _, err := Resolve(m, Flags{Duration: &zero}); err == nil || !strings.Contains(err.Error(), "experiment.duration: must be more than 0 (--duration too)") {
+		t.Fatalf("--duration 0s: %v", err)
+	}
 	d, w, off := 3*time.Second, time.Second, false
 	p, err = Resolve(m, Flags{Duration: &d, Warmup: &w, Repeats: 3, Observe: &off})
 	if err != nil {
@@ -382,5 +392,22 @@ func TestRestartDecisionsByFlavor(t *testing.T) {
 		if q := p.ForFlavor(catalog.MySQL); q.Cells[1].Change.Cost() != "restart" || p.Cells[1].Change.Cost() != c.want {
 			t.Errorf("ForFlavor: %s, and the original became %s", q.Cells[1].Change.Cost(), p.Cells[1].Change.Cost())
 		}
+	}
+}
+
+// A DSN's database is the schema, unless [server] schema says another.
+func TestSchemaFromDSN(t *testing.T) {
+	t.Parallel()
+	m, _ := Parse("m.toml", "[server]\nprovider = \"external\"\n[workload]\nname = \"oltp_read_only\"\n")
+	p, err := Resolve(m, Flags{DSN: "u@tcp(h:3306)/shop"})
+	if err != nil || p.Manifest.Server.Schema != "shop" {
+		t.Fatalf("schema %q, %v", p.Manifest.Server.Schema, err)
+	}
+	m, _ = Parse("m.toml", "[server]\nprovider = \"external\"\nschema = \"bench\"\n[workload]\nname = \"oltp_read_only\"\n")
+	if _, err := Resolve(m, Flags{DSN: "u@tcp(h:3306)/shop"}); err == nil || !strings.Contains(err.Error(), `line 3: server.schema: "bench", but the DSN names the database "shop"`) {
+		t.Fatalf("conflict: %v", err)
+	}
+	if p, err := Resolve(m, Flags{DSN: "u@tcp(h:3306)/"}); err != nil || p.Manifest.Server.Schema != "bench" {
+		t.Fatalf("no database in the DSN: %v", err)
 	}
 }

@@ -45,6 +45,16 @@ type Manifest struct {
 	// summary.md's pivot ("scenario" or an axis); default: the scenario,
 	// else the last axis.
 	Pivot string `json:"pivot,omitempty"`
+	// Expect holds orderings the results should show ("b1e1 < b0e1 <
+	// b0e0"), checked with the paired rounds and reported in summary.md;
+	// run --check exits 3 when one is broken with significance.
+	Expect []string `json:"expect,omitempty"`
+	// StallThreshold is the fraction of a cell's median tps below which
+	// an interval is stalled (0 means the detector's default, 0.5).
+	StallThreshold float64 `json:"stall_threshold,omitempty"`
+	// WaitQuiet, when set, waits before each cell (at most this long)
+	// until the host's CPU is quiet; the wait is recorded.
+	WaitQuiet time.Duration `json:"wait_quiet,omitempty"`
 
 	Server ServerSpec `json:"server"`
 	// Inject, when set, causes stalls on purpose during each cell.
@@ -53,6 +63,8 @@ type Manifest struct {
 	// Scenarios in file order; empty means one unnamed scenario.
 	Scenarios []Scenario `json:"scenarios"`
 	Axes      []Axis     `json:"axes"`
+	// Machines are the manifest's own [machines.NAME] presets (limits.go).
+	Machines map[string]catalog.LimitSet `json:"machines,omitempty"`
 
 	// lines maps dotted keys to the line that defines them, and set holds
 	// the keys the file sets: for problems found after decoding.
@@ -72,9 +84,13 @@ const (
 	Written Order = "written"
 	// Shuffled shuffles with a recorded seed.
 	Shuffled Order = "shuffled"
+	// Blocked runs all repeats of a cell back to back (A A A B B B), each
+	// cell in grouped order: it measures what repeating does to one cell
+	// (warm-up, growth), not the cells side by side under the same drift.
+	Blocked Order = "blocked"
 )
 
-var orders = []Order{Grouped, Written, Shuffled}
+var orders = []Order{Grouped, Written, Shuffled, Blocked}
 
 // ServerSpec is the [server] section.
 type ServerSpec struct {
@@ -90,6 +106,10 @@ type ServerSpec struct {
 	// Schema is the database the workload's tables live in.
 	Schema string  `json:"schema"`
 	Config []Param `json:"config"` // [server.config]: startup options for every cell
+	// Machine is the preset every cell runs on unless it names its own;
+	// Limits are the limit keys of [server.config] (limits.go).
+	Machine string  `json:"machine,omitempty"`
+	Limits  []Param `json:"limits,omitempty"`
 }
 
 // Param is one key = value, the value kept as text in the form the

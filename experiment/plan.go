@@ -10,6 +10,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/oltp"
+	"benchmatrix/slap"
 )
 
 // Cell is one run of the workload under one combination of parameters.
@@ -23,6 +24,8 @@ type Cell struct {
 	Repeat int     `json:"repeat"` // from 1
 	// Workload is the engine's full option set for this cell.
 	Workload oltp.Options `json:"workload"`
+	// Slap is the mysqlslap configuration of a slap cell (slap.go).
+	Slap *slap.Config `json:"slap,omitempty"`
 	// Server holds the server variables this cell sets (scenario and axes);
 	// [server.config] is in the manifest and applies to every cell.
 	Server []Param `json:"server"`
@@ -31,6 +34,10 @@ type Cell struct {
 	// Policy is how the runner treats the cell: prewarm, cold start,
 	// automatic warm-up, drain.
 	Policy Policy `json:"policy"`
+	// Limits are the resource limits the cell runs under (limits.go), from
+	// its Machine preset, [server.config] and its own keys.
+	Limits  catalog.LimitSet `json:"limits,omitzero"`
+	Machine string           `json:"machine,omitempty"`
 	// Change is what the runner does before this cell, given the previous.
 	Change Change `json:"change"`
 }
@@ -125,8 +132,10 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 				return nil, fmt.Errorf("cell %s: %w", c.Name, err)
 			}
 			c.Workload = o
+			c.Slap, _, _ = resolveSlap(m, c.Params) // nil unless a slap cell
 			c.Policy = m.Policy
 			c.Image = m.Server.Image
+			c.Limits, c.Machine = m.cellLimits(c.Params)
 			for _, prm := range c.Params {
 				switch {
 				case prm.Name == "prewarm":
@@ -137,6 +146,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					c.Image = prm.Value
 				case prm.Name == "observe":
 					c.Policy.Observe, _ = oltp.ParseBool(prm.Value)
+				case IsLimitKey(prm.Name):
+					// resource limits, in c.Limits
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -154,6 +165,18 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 			p.Seed = time.Now().UnixNano()
 		}
 		rng = rand.New(rand.NewPCG(uint64(p.Seed), 0x62656e63686d7478))
+	}
+	if p.Order == Blocked {
+		sort.SliceStable(base, func(i, j int) bool { return p.groupKey(base[i]) < p.groupKey(base[j]) })
+		for _, c := range base {
+			for r := 1; r <= repeats; r++ {
+				c.Repeat = r
+				c.Index = len(p.Cells)
+				p.Cells = append(p.Cells, c)
+			}
+		}
+		p.computeChanges()
+		return p, nil
 	}
 	for r := 1; r <= repeats; r++ {
 		round := append([]Cell(nil), base...)
@@ -291,6 +314,9 @@ type Change struct {
 	// Depends lists restart-only values whose restart depends on the
 	// flavor, not known when planning (a Docker image, an external server).
 	Depends []Param `json:"depends_on_flavor,omitempty"`
+	// Limits are the resource limits changed live (limits.go); a memory
+	// limit that shrinks restarts the server instead (Restart names it).
+	Limits []Param `json:"limits,omitempty"`
 }
 
 // Cost names the change in one word: start, restart+reload, set, ...
@@ -306,6 +332,9 @@ func (ch Change) Cost() string {
 	}
 	if ch.Reload {
 		parts = append(parts, "reload")
+	}
+	if len(ch.Limits) > 0 {
+		parts = append(parts, "limits")
 	}
 	if len(ch.Dynamic) > 0 {
 		parts = append(parts, "set")
@@ -353,6 +382,11 @@ func (p *Plan) computeChanges() {
 						ch.Depends = append(ch.Depends, s)
 					}
 				}
+			}
+			if lc, shrink := limitChanges(prev.Limits, c.Limits); shrink {
+				ch.Restart = append(ch.Restart, Param{Name: "memory", Value: c.Limits.Get("memory")})
+			} else {
+				ch.Limits = lc
 			}
 			switch {
 			case oltp.DataShape(c.Workload) != oltp.DataShape(prev.Workload):
@@ -410,6 +444,15 @@ func StartChanges(have, want []Param, atStart func(string) bool) []Param {
 func (p *Plan) Estimate() time.Duration {
 	var total time.Duration
 	for _, c := range p.Cells {
+		if c.Slap != nil {
+			// A slap cell runs its queries to the end; duration only bounds
+			// it. A guess: 2,000 queries a second, 0.3 s per iteration's
+			// create, load and drop.
+			q := max(c.Slap.NumberOfQueries, 1)
+			total += time.Duration(float64(q)/2000*float64(time.Second))*time.Duration(max(c.Slap.Iterations, 1)) +
+				time.Duration(max(c.Slap.Iterations, 1))*300*time.Millisecond + time.Second
+			continue
+		}
 		total += c.Workload.Warmup + c.Workload.Time + time.Second
 		if c.Policy.WarmupAuto {
 			total += c.Policy.WarmupCap / 4 // a guess: steady well before the cap
@@ -475,13 +518,17 @@ func cellName(template, scenario string, combo, params []Param) string {
 // [workload], then the cell's own workload parameters, then the
 // experiment's duration and warm-up.
 func resolveWorkload(m *Manifest, params []Param) (oltp.Options, error) {
+	if isSlapCell(m, params) { // slap.go
+		_, o, err := resolveSlap(m, params)
+		return o, err
+	}
 	o := oltp.DefaultOptions()
 	o.Time = m.Duration
 	o.Warmup = m.Warmup
 	o.ReportInterval = time.Second
 	for _, ps := range [][]Param{m.Workload, params} {
 		for _, p := range ps {
-			if !IsWorkloadKey(p.Name) {
+			if !IsWorkloadKey(p.Name) || slapOnlyKey(p.Name) { // slap's keys: validatePlan names them
 				continue
 			}
 			if err := o.Set(p.Name, p.Value); err != nil {

@@ -68,6 +68,8 @@ func (p *Plan) WriteText(w io.Writer) error {
 			detail = append(detail, "set "+prm.Name+"="+prm.Value)
 		}
 		switch {
+		case c.Change.Reload && c.Slap != nil:
+			detail = append(detail, "mysqlslap creates its own tables")
 		case c.Change.Reload && oltp.EmptyTables(c.Workload):
 			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
 		case c.Change.Reload:

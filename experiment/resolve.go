@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"regexp"
 	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
 )
@@ -32,6 +35,8 @@ func defaults() *Manifest {
 		Server:   ServerSpec{Provider: catalog.DefaultProvider, Schema: DefaultSchema},
 	}
 }
+
+var unsafeNameRE = regexp.MustCompile(`[^A-Za-z0-9_.\-]+`)
 
 // Flags are the run command's overrides and what a stored run brings back;
 // the zero value changes nothing.
@@ -90,7 +95,11 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 		m.Seed = f.Seed
 	}
 	if m.Name == "" {
-		m.Name = strings.TrimSuffix(baseName(m.Path), ".toml")
+		// From the file name, made a safe directory name.
+		m.Name = unsafeNameRE.ReplaceAllString(strings.TrimSuffix(baseName(m.Path), ".toml"), "-")
+		if !experimentNameRE.MatchString(m.Name) {
+			m.Name = "experiment"
+		}
 	}
 	if m.Policy.WarmupAuto {
 		m.Warmup = 0
@@ -98,6 +107,7 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 			m.Policy.WarmupCap = DefaultWarmupCap
 		}
 	}
+	d.schemaFromDSN(&m)
 	prov := catalog.Provider(m.Server.Provider)
 	if m.Server.Image == "" {
 		m.Server.Image = prov.DefaultImage
@@ -142,5 +152,24 @@ func (d *decoder) needs(prov catalog.Descriptor, c catalog.Capability, key, what
 	if !prov.Caps.Has(c) {
 		e := &catalog.MissingError{Provider: prov.Name, Need: c, For: what}
 		d.problem(key, "%v", e)
+	}
+}
+
+// schemaFromDSN: a DSN naming a database (user@tcp(h)/shop) means that
+// schema, unless [server] schema names another, which is a problem rather
+// than a silent choice.
+func (d *decoder) schemaFromDSN(m *Manifest) {
+	if m.Server.DSN == "" {
+		return
+	}
+	c, err := mysql.ParseDSN(m.Server.DSN)
+	if err != nil || c.DBName == "" {
+		return // the provider says what is wrong with the DSN
+	}
+	switch {
+	case !d.isSet("server.schema"):
+		m.Server.Schema = c.DBName
+	case c.DBName != m.Server.Schema:
+		d.problem("server.schema", "%q, but the DSN names the database %q: say one (the workload's tables go in one schema)", m.Server.Schema, c.DBName)
 	}
 }

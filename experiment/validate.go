@@ -21,7 +21,7 @@ func IsWorkloadKey(name string) bool {
 		return true
 	}
 	_, ok := oltp.CanonicalOption(name)
-	return ok
+	return ok || isSlapKey(name) // slap.go
 }
 
 // validate checks what needs the whole manifest and the flags: every
@@ -49,6 +49,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		switch {
 		case p.Name == "image":
 			d.needs(prov, catalog.Images, key, "an image parameter")
+		case IsLimitKey(p.Name):
+			d.checkLimitParam(m, prov, key, p) // limits.go
 		case RunnerKeys[p.Name]:
 			if b, err := oltp.ParseBool(p.Value); err != nil {
 				d.problem(key, "%v", err)
@@ -58,6 +60,10 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		case !IsWorkloadKey(p.Name):
 			if !varNameRE.MatchString(normalVar(p.Name)) {
 				d.problem(key, "%q is neither a workload option nor a server variable name", p.Name)
+			}
+		case slapParam(p): // slap.go
+			if err := checkSlapParam(p); err != nil {
+				d.problem(key, "%v", err)
 			}
 		default:
 			o := probe
@@ -93,13 +99,23 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 	for _, ax := range m.Axes {
 		varying[ax.Name] = true
 	}
+	scenarios := map[string]bool{}
+	for _, sc := range m.Scenarios {
+		scenarios[sc.Name] = true
+	}
 	for _, ex := range m.Exclude {
-		for k := range ex {
+		for k, v := range ex {
 			if !varying[k] {
 				d.problem("experiment.exclude."+k, "%q is neither \"scenario\" nor a parameter that varies (a scenario or axis key)", k)
+			} else if k == "scenario" && !scenarios[v] {
+				d.problem("experiment.exclude.scenario", "%q is not a scenario (it would exclude nothing)", v)
 			}
 		}
 	}
+	if m.Duration <= 0 {
+		d.problem("experiment.duration", "must be more than 0 (--duration too)")
+	}
+	d.providerOwns(m, prov)
 	if m.Pivot != "" && !varying[m.Pivot] {
 		d.problem("experiment.pivot", "%q is neither \"scenario\" nor a parameter that varies", m.Pivot)
 	}
@@ -108,6 +124,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			d.problem("experiment.cell_name", "{%s} is neither {scenario} nor a parameter that varies", ph[1])
 		}
 	}
+	d.validateLimits(m, prov)
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
 	}
@@ -136,6 +153,8 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 			d.problem("experiment.baseline", "%q is neither a scenario nor a cell (scenarios: %s)", m.Baseline, strings.Join(known, ", "))
 		}
 	}
+	d.validateExpect(m, plan)
+	d.validateCellLimits(m, plan)
 	seen := map[string]bool{}
 	reported := map[string]bool{}
 	for _, c := range plan.Cells {
@@ -143,7 +162,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 			continue
 		}
 		seen[c.Name] = true
-		if err := c.Workload.Validate(); err != nil {
+		if err := validateCell(c); err != nil { // slap.go
 			d.problem(cellKey(c), "cell %s: %v", c.Name, err)
 		}
 		// An option the cell's workload does not read is a mistake.
@@ -151,7 +170,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 			if p.Name == "workload" || !IsWorkloadKey(p.Name) || reported[key] {
 				return
 			}
-			if ok, only := oltp.OptionApplies(p.Name, c.Workload.Workload); !ok {
+			if ok, only := optionApplies(p.Name, c); !ok { // slap.go
 				reported[key] = true
 				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload, p.Name, strings.Join(only, ", "))
 			}
@@ -204,4 +223,26 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// providerOwns refuses server variables the provider sets itself (the
+// sandbox's datadir, port, socket, loopback bind address, ...): a manifest
+// cannot move them, and must not make a sandbox listen beyond loopback.
+func (d *decoder) providerOwns(m *Manifest, prov catalog.Descriptor) {
+	check := func(key, name string) {
+		if why, ok := prov.Owns[catalog.VariableName(name)]; ok {
+			d.problem(key, "provider %s sets %s itself: %s", prov.Name, catalog.VariableName(name), why)
+		}
+	}
+	for _, p := range m.Server.Config {
+		check("server.config."+p.Name, p.Name)
+	}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			check("scenarios."+sc.Name+"."+p.Name, p.Name)
+		}
+	}
+	for _, ax := range m.Axes {
+		check("axes."+ax.Name, ax.Name)
+	}
 }

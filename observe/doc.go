@@ -73,6 +73,20 @@
 //	| `cpu_system_pct` | interval | /proc/stat host CPU in the kernel (system + irq + softirq), % of all CPUs |
 //	| `cpu_iowait_pct` | interval | /proc/stat host CPU idle with I/O outstanding, % of all CPUs |
 //	| `cpu_steal_pct` | interval | /proc/stat host CPU stolen by the hypervisor, % of all CPUs (a noisy neighbour) |
+//	| `disk_writes_s` | rate | /proc/diskstats: writes completed per second on the device under the datadir |
+//	| `server_io_kb_s` | rate | /proc/PID/io read_bytes + write_bytes − cancelled_write_bytes of the server process: KiB per second it caused to be read from or written to storage (page-cache writes counted when dirtied); empty when the PID is unknown or changed |
+//	| `cpu_other_pct` | interval | host CPU (user + system, /proc/stat) used by neither the server nor benchmatrix, % of one CPU: contention from other processes; empty when the server PID is unknown |
+//	| `disk_other_kb_s` | rate | device KiB/s (read + written, /proc/diskstats) not caused by the server process (/proc/PID/io): IO of other processes on the datadir's device, plus the filesystem's journal; empty when the PID is unknown |
+//	| `disk_avgqu_sz` | interval | /proc/diskstats weighted time doing I/O (field 11 of the stats) / interval: the average number of requests in flight or queued on the device under the datadir (sar -d avgqu-sz, iostat aqu-sz) |
+//	| `disk_avg_req_kb` | interval | /proc/diskstats: KiB per read or write completed in the interval (sectors × 512 / IOs; sar -d areq-sz); 0 when no I/O |
+//	| `cg_reads_s` | rate | reads per second by the server's own cgroup on the datadir's device (all devices when it is unknown), as the block throttle counts them: v1 blkio.throttle.io_serviced, v2 io.stat rios. v1 sees the IO the group's threads submit (direct and synchronous), not page-cache writeback done by kernel threads; empty when the server has no cgroup (a sandbox without limits) |
+//	| `cg_writes_s` | rate | writes per second by the server's cgroup on that device: v1 blkio.throttle.io_serviced, v2 io.stat wios (what disk_write_iops caps) |
+//	| `cg_read_kb_s` | rate | KiB read per second by the server's cgroup on that device: v1 blkio.throttle.io_service_bytes, v2 io.stat rbytes |
+//	| `cg_write_kb_s` | rate | KiB written per second by the server's cgroup on that device: v1 blkio.throttle.io_service_bytes, v2 io.stat wbytes |
+//	| `cg_io_stall_pct` | interval | share of the interval in which some task of the server's cgroup waited on IO (throttled or not), %: v2 io.pressure "some" total; empty on cgroup v1, which reports no per-group IO wait |
+//	| `cg_memory_mb` | gauge | memory charged to the server's cgroup, page cache included, MiB: v1 memory.usage_in_bytes, v2 memory.current |
+//	| `cg_cpu_throttled_periods_s` | rate | CFS periods (100 ms) per second in which the server's cgroup used up its CPU quota and was held back: cpu.stat nr_throttled (v1 and v2) |
+//	| `cg_cpu_throttled_ms_s` | rate | milliseconds per second the CPU quota held the server's cgroup back (summed over its CPUs' run queues, so it can exceed 1000): cpu.stat v1 throttled_time, v2 throttled_usec |
 //
 // The disk is found from the datadir: stat(datadir).st_dev → major:minor →
 // the /proc/diskstats line with the same numbers (a partition, a
@@ -80,6 +94,12 @@
 // (overlay, tmpfs, btrfs: an anonymous 0:N device) or no datadir (a remote
 // server), the disk columns are empty and Notes says why. CPU ticks are in
 // USER_HZ, taken as 100 (true on every mainstream Linux architecture).
+//
+// The cg_* columns read the server's own cgroup when it has one
+// (Config.Cgroup: a sandbox under limits, any Docker container): v1
+// blkio/cpu/memory files or the v2 group's io.stat, io.pressure, cpu.stat
+// and memory.current (cgroup.go lists them). A sandbox without limits has
+// no cgroup of its own, and then they are empty and Notes says so.
 //
 // # What was verified where
 //

@@ -88,6 +88,29 @@ func (in *Injector) Run(ctx context.Context, db *sql.DB) (err error) {
 	}
 }
 
+// Check runs the lock and its release once, on one connection, so that a
+// statement the server refuses is found before the first cell rather than
+// silently in every one.
+func (in *Injector) Check(ctx context.Context, db *sql.DB) error {
+	lock, release := in.SQL, in.Release
+	if lock == "" {
+		lock, release = "FLUSH TABLES WITH READ LOCK", "UNLOCK TABLES"
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, lock); err != nil {
+		return fmt.Errorf("sql %q: %w", lock, err)
+	}
+	if _, err := conn.ExecContext(ctx, release); err != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // the session drops the lock
+		return fmt.Errorf("release %q: %w", release, err)
+	}
+	return nil
+}
+
 // Onsets returns when each hold began, measured from Run's start.
 func (in *Injector) Onsets() []time.Duration {
 	in.mu.Lock()

@@ -111,7 +111,7 @@ func cpuShare(key string) func(prev, cur map[string]float64, dt float64) float64
 	}
 }
 
-var columns = []column{
+var columns = append([]column{
 	{ColumnDoc{"handler_commits_s", "rate", "Handler_commit: storage-engine (internal) commits per second, autocommit statements included. With the binlog on, MariaDB counts about 2 per transaction (two-phase commit: measured 2× the INSERT rate)"}, true,
 		rate("handler_commit")},
 	{ColumnDoc{"com_commit_s", "rate", "Com_commit: explicit COMMIT statements per second; 0 under autocommit. MariaDB: information_schema.GLOBAL_STATUS; MySQL: SHOW GLOBAL STATUS LIKE 'Com_commit' (not in P_S global_status)"}, true,
@@ -177,7 +177,7 @@ var columns = []column{
 		cpuShare("os.cpu.iowait")},
 	{ColumnDoc{"cpu_steal_pct", "interval", "/proc/stat host CPU stolen by the hypervisor, % of all CPUs (a noisy neighbour)"}, false,
 		cpuShare("os.cpu.steal")},
-}
+}, append(contentionColumns, cgroupColumns...)...)
 
 var columnIndex = func() map[string]int {
 	m := make(map[string]int, len(columns))

@@ -27,6 +27,9 @@ type Config struct {
 	// ServerPID is the server process for cpu_server_pct; 0 if unknown or
 	// remote.
 	ServerPID int
+	// Cgroup is the server's own cgroup for the cg_* columns (cgroup.go);
+	// zero when it has none.
+	Cgroup server.CgroupPaths
 	// Interval between samples; default 1 s.
 	Interval time.Duration
 }
@@ -48,6 +51,7 @@ type Sampler struct {
 	sources  []source
 	query    pairQuerier
 	os       *osReader
+	cgroup   cgroupReader
 	start    time.Time
 	ctx      context.Context // Start's ctx: a cancelled one means no final sample
 
@@ -112,12 +116,14 @@ func start(ctx context.Context, cfg Config, q pairQuerier, proc string) *Sampler
 		sources:  serverSources(cfg.Flavor),
 		query:    q,
 		os:       &osReader{proc: proc, serverPID: cfg.ServerPID},
+		cgroup:   cgroupReader{paths: cfg.Cgroup},
 		ctx:      ctx,
 		done:     make(chan struct{}),
 		fails:    map[string]*failure{},
 	}
 	s.notes = append(s.notes, fmt.Sprintf("server: %s flavor, %d queries per tick", cfg.Flavor, len(s.sources)))
 	s.notes = append(s.notes, s.os.resolveDisk(cfg.Datadir))
+	s.notes = append(s.notes, s.cgroup.note())
 	if cfg.ServerPID <= 0 {
 		s.notes = append(s.notes, "cpu: server PID unknown; cpu_server_pct is empty")
 	}
@@ -166,6 +172,9 @@ func (s *Sampler) tick(ctx context.Context, deadline time.Time) {
 		t = 0
 	}
 	s.os.read(vals)
+	s.os.readServerIO(vals)
+	s.os.readDiskQueue(vals)
+	s.cgroup.read(vals)
 	for _, src := range s.sources {
 		rows, err := s.query(tctx, src.query)
 		if err != nil {

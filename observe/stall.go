@@ -19,6 +19,17 @@ type StallOptions struct {
 	// MinEpisode is the shortest run of stalled intervals that counts as an
 	// episode (default 1).
 	MinEpisode int
+	// Deep: an episode that falls to Deep × median or lower is a stall
+	// however short (default 0.25).
+	Deep float64
+	// MinShallow is the shortest episode that is a stall without being deep
+	// (default 2 intervals): a one-second dip to 40 % on a busy host is
+	// noise, two seconds at 40 % or one second at 10 % is a stall. Dips
+	// below it are counted in StallReport.Dips, not reported as stalls.
+	MinShallow int
+	// Window: each interval is judged against the median of the ±Window
+	// intervals around it (default 30), not only the whole window's.
+	Window int
 }
 
 func (o StallOptions) withDefaults() StallOptions {
@@ -31,6 +42,15 @@ func (o StallOptions) withDefaults() StallOptions {
 	if o.MinEpisode <= 0 {
 		o.MinEpisode = 1
 	}
+	if o.Deep <= 0 {
+		o.Deep = 0.1
+	}
+	if o.MinShallow <= 0 {
+		o.MinShallow = 3
+	}
+	if o.Window <= 0 {
+		o.Window = 30
+	}
 	return o
 }
 
@@ -39,6 +59,7 @@ type Episode struct {
 	Start, End int     // interval indexes into the series, End exclusive
 	Min        float64 // lowest value in the run
 	Zero       bool    // Min <= ZeroFraction × median
+	Deep       bool    // Min <= Deep × median
 }
 
 // StallReport is what DetectStalls found.
@@ -51,6 +72,11 @@ type StallReport struct {
 	// PeriodSeconds is the median gap between onsets when the gaps agree
 	// (each within ±25 % or one step of the median); 0 means no period.
 	PeriodSeconds float64
+	// PeriodDeep is set when the period holds over the deep stalls only
+	// (shallow ones between them ignored).
+	PeriodDeep bool
+	// Dips counts the brief shallow dips that were not called stalls.
+	Dips int
 	// PeriodConfirmed is set when there are ≥ 3 episodes and the
 	// autocorrelation of the series peaks at the period's lag.
 	PeriodConfirmed bool
@@ -111,11 +137,15 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		}
 		return r
 	}
-	thr := opt.Fraction * r.Median
-	zthr := opt.ZeroFraction * r.Median
+	// The level each interval is judged against: the median of the ±Window
+	// intervals around it (a busy host shifts the level for minutes; a
+	// stall of a few seconds does not move a minute's median), never above
+	// the whole window's median, and the whole window's where the local one
+	// is zero (a server frozen for most of it).
+	level := localLevels(tps, opt.Window, r.Median)
 	low := make([]bool, n)
 	for i, v := range tps {
-		low[i] = v < thr // false for NaN
+		low[i] = v < opt.Fraction*level[i] // false for NaN
 	}
 	end := n
 	for end > 0 && low[end-1] {
@@ -130,6 +160,7 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		begin = 1
 		r.LeadingIgnored = 1
 	}
+	var dips []Episode
 	for i := begin; i < end; {
 		if !low[i] {
 			i++
@@ -137,47 +168,96 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		}
 		j := i
 		ep := Episode{Start: i, Min: math.Inf(1)}
+		depth := math.Inf(1) // lowest value / level
 		for j < end && low[j] {
 			ep.Min = math.Min(ep.Min, tps[j])
+			depth = math.Min(depth, tps[j]/level[j])
 			j++
 		}
 		ep.End = j
-		ep.Zero = ep.Min <= zthr
-		if j-i >= opt.MinEpisode {
+		ep.Zero = ep.Min <= opt.ZeroFraction*r.Median
+		ep.Deep = depth <= opt.Deep
+		switch {
+		case j-i < opt.MinEpisode:
+		case !ep.Deep && j-i < opt.MinShallow:
+			dips = append(dips, ep)
+		default:
 			r.Episodes = append(r.Episodes, ep)
 		}
 		i = j
 	}
+	// Brief shallow dips are noise unless they recur at a steady period
+	// (noise does not).
+	if len(dips) >= 3 && periodOf(dips) > 0 {
+		r.Episodes = append(r.Episodes, dips...)
+		sort.Slice(r.Episodes, func(a, b int) bool { return r.Episodes[a].Start < r.Episodes[b].Start })
+		dips = nil
+	}
+	r.Dips = len(dips)
 	r.Count = len(r.Episodes)
 	for _, ep := range r.Episodes {
 		d := float64(ep.End-ep.Start) * sec
 		r.TotalSeconds += d
 		r.LongestSeconds = math.Max(r.LongestSeconds, d)
 	}
-	var lag float64 // period in steps
-	if r.Count >= 2 {
-		gaps := make([]float64, 0, r.Count-1)
-		for i := 1; i < r.Count; i++ {
-			gaps = append(gaps, float64(r.Episodes[i].Start-r.Episodes[i-1].Start))
-		}
-		med := median(gaps)
-		tol := math.Max(0.25*med, 1)
-		consistent := true
-		for _, g := range gaps {
-			if math.Abs(g-med) > tol {
-				consistent = false
+	lag := periodOf(r.Episodes)
+	periodic := r.Count
+	if lag == 0 {
+		// Shallow dips between periodic deep stalls (noise on a busy
+		// host) must not hide the period: try the deep ones alone.
+		var deep []Episode
+		for _, ep := range r.Episodes {
+			if ep.Deep {
+				deep = append(deep, ep)
 			}
 		}
-		if consistent {
-			lag = med
-			r.PeriodSeconds = med * sec
+		if len(deep) >= 3 && len(deep) < r.Count {
+			if lag = periodOf(deep); lag > 0 {
+				r.PeriodDeep, periodic = true, len(deep)
+			}
 		}
 	}
-	if r.Count >= 3 && lag > 0 {
+	r.PeriodSeconds = lag * sec
+	if periodic >= 3 && lag > 0 {
 		r.PeriodConfirmed, r.Autocorr = acfPeak(tps[begin:end], r.Median, int(math.Round(lag)))
 	}
 	r.Text = stallText(r)
 	return r
+}
+
+// localLevels is, per interval, the median of the finite values within
+// ±w of it, capped at global; global where that is not positive.
+func localLevels(x []float64, w int, global float64) []float64 {
+	out := make([]float64, len(x))
+	for i := range x {
+		lo, hi := max(i-w, 0), min(i+w+1, len(x))
+		m := median(finite(x[lo:hi]))
+		if !(m > 0) || m > global {
+			m = global
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// periodOf is the median gap between the episodes' onsets, in steps, when
+// every gap is within max(25 %, 1 step) of it; 0 otherwise.
+func periodOf(eps []Episode) float64 {
+	if len(eps) < 2 {
+		return 0
+	}
+	gaps := make([]float64, 0, len(eps)-1)
+	for i := 1; i < len(eps); i++ {
+		gaps = append(gaps, float64(eps[i].Start-eps[i-1].Start))
+	}
+	med := median(gaps)
+	tol := math.Max(0.25*med, 1)
+	for _, g := range gaps {
+		if math.Abs(g-med) > tol {
+			return 0
+		}
+	}
+	return med
 }
 
 // acfPeak reports whether the autocorrelation of x has a local peak within
@@ -238,6 +318,9 @@ func autocorr(x []float64, fill float64, maxLag int) []float64 {
 
 func stallText(r StallReport) string {
 	if r.Count == 0 {
+		if r.Dips > 0 {
+			return fmt.Sprintf("no stalls (%d brief shallow dip%s ignored)", r.Dips, plural(r.Dips))
+		}
 		return "no stalls"
 	}
 	var b strings.Builder
@@ -259,11 +342,17 @@ func stallText(r StallReport) string {
 	default:
 		b.WriteString(" (dips, none to zero)")
 	}
+	deep := ""
+	if r.PeriodDeep {
+		deep = " (the deep ones)"
+	}
 	switch {
 	case r.Count == 2 && r.PeriodSeconds > 0:
 		fmt.Fprintf(&b, ", %.1f s apart", r.PeriodSeconds)
 	case r.PeriodConfirmed:
-		fmt.Fprintf(&b, ", every %.1f s", r.PeriodSeconds)
+		fmt.Fprintf(&b, ", every %.1f s%s", r.PeriodSeconds, deep)
+	case r.PeriodSeconds > 0 && r.PeriodDeep:
+		fmt.Fprintf(&b, ", every ~%.1f s (the deep ones, unconfirmed)", r.PeriodSeconds)
 	case r.PeriodSeconds > 0:
 		fmt.Fprintf(&b, ", every ~%.1f s (unconfirmed)", r.PeriodSeconds)
 	case r.Count >= 3:
@@ -273,7 +362,17 @@ func stallText(r StallReport) string {
 	if r.Count > 1 {
 		fmt.Fprintf(&b, ", total %s s", secText(r.TotalSeconds))
 	}
+	if r.Dips > 0 {
+		fmt.Fprintf(&b, "; %d brief shallow dip%s ignored", r.Dips, plural(r.Dips))
+	}
 	return b.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func secText(s float64) string {

@@ -146,9 +146,38 @@ func TestDetectStalls(t *testing.T) {
 		},
 		{
 			name:  "mixed dips and zeros",
-			tps:   dip(dip(steady(40, 1000, 13), 0, 1, 10), 400, 1, 30),
+			tps:   dip(dip(steady(40, 1000, 13), 0, 1, 10), 400, 3, 30),
 			count: 2, zeros: 1, period: 20,
 			text: "2 stalls (1 to zero)",
+		},
+		{
+			// Brief shallow dips at a steady period are not noise.
+			name:  "periodic brief dips are stalls",
+			tps:   dip(steady(60, 1000, 17), 400, 1, 5, 20, 35, 50),
+			count: 4, period: 15, confirmed: true, starts: []int{5, 20, 35, 50},
+			text: "4 stalls (dips, none to zero), every 15.0 s",
+		},
+		{
+			// On a busy host one second at 40 % is noise, not a stall.
+			name:  "a brief shallow dip is not a stall",
+			tps:   dip(dip(steady(40, 1000, 13), 0, 1, 10), 400, 1, 30),
+			count: 1, zeros: 1, starts: []int{10},
+			text: "1 stall to zero, longest 1 s; 1 brief shallow dip ignored",
+		},
+		{
+			name:  "brief shallow dips alone",
+			tps:   dip(steady(60, 1000, 15), 420, 1, 7, 23, 50),
+			count: 0, text: "no stalls (3 brief shallow dips ignored)",
+		},
+		{
+			// The case: stalls to zero at 58, 118 and 178 s over
+			// 200 s, and a 3 s shallow dip at 90 s that broke the rule that
+			// every gap agree.
+			name:  "period over the deep stalls, a shallow dip between",
+			tps:   dip(dip(steady(200, 1000, 16), 0, 5, 58, 118, 178), 450, 3, 90),
+			count: 4, zeros: 3, period: 60, confirmed: true,
+			starts: []int{58, 90, 118, 178},
+			text:   "4 stalls (3 to zero), every 60.0 s (the deep ones), longest 5 s",
 		},
 		{
 			name:  "missing intervals are not stalls",

@@ -12,6 +12,11 @@ type WaitEvent struct {
 	Event   string  `json:"event"`
 	Count   int64   `json:"count"`
 	Seconds float64 `json:"seconds"`
+	// MaxSeconds is the longest single wait: within the cell when MaxInCell
+	// (the server's maximum rose during it), else the server's maximum
+	// since its start, an upper bound.
+	MaxSeconds float64 `json:"max_seconds,omitempty"`
+	MaxInCell  bool    `json:"max_in_cell,omitempty"`
 }
 
 // WaitSnapshot is the global wait summary at one moment; nil when
@@ -29,7 +34,7 @@ func Waits(ctx context.Context, db *sql.DB) (WaitSnapshot, error) {
 	if on.String != "1" && on.String != "ON" {
 		return nil, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT
+	rows, err := db.QueryContext(ctx, `SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MAX_TIMER_WAIT
 		FROM performance_schema.events_waits_summary_global_by_event_name
 		WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'`)
 	if err != nil {
@@ -40,11 +45,11 @@ func Waits(ctx context.Context, db *sql.DB) (WaitSnapshot, error) {
 	for rows.Next() {
 		var name string
 		var n int64
-		var ps float64
-		if err := rows.Scan(&name, &n, &ps); err != nil {
+		var ps, maxPS float64
+		if err := rows.Scan(&name, &n, &ps, &maxPS); err != nil {
 			return nil, err
 		}
-		snap[name] = WaitEvent{Event: name, Count: n, Seconds: ps / 1e12}
+		snap[name] = WaitEvent{Event: name, Count: n, Seconds: ps / 1e12, MaxSeconds: maxPS / 1e12}
 	}
 	return snap, rows.Err()
 }
@@ -58,7 +63,8 @@ func TopWaits(before, after WaitSnapshot, n int) []WaitEvent {
 	var out []WaitEvent
 	for name, a := range after {
 		b := before[name]
-		d := WaitEvent{Event: name, Count: a.Count - b.Count, Seconds: a.Seconds - b.Seconds}
+		d := WaitEvent{Event: name, Count: a.Count - b.Count, Seconds: a.Seconds - b.Seconds,
+			MaxSeconds: a.MaxSeconds, MaxInCell: a.MaxSeconds > b.MaxSeconds}
 		if d.Count > 0 && d.Seconds > 0 {
 			out = append(out, d)
 		}

@@ -15,11 +15,11 @@ package oltp
 //     accepted, but only the first value of each is used: the engine takes one
 //     *mysql.Config. sysbench would spread connections round-robin; a warning
 //     says so.
-//   - sysbench (libmysqlclient) reaches host "localhost" through the client's
-//     default Unix socket. We use a socket only when --mysql-socket is given
-//     (and the host is localhost, as libmysqlclient does); otherwise
-//     "localhost" means TCP to 127.0.0.1, so a missing socket file can never
-//     silently pick another server.
+//   - Host "localhost" (or none) is the Unix socket, as libmysqlclient (and so
+//     sysbench) has it (socket.go): --mysql-socket, else MYSQL_UNIX_PORT,
+//     else the socket of the client configuration's [client] groups, else
+//     the distribution's default path; --mysql-port is then ignored, as
+//     libmysqlclient ignores it. Any other host is TCP.
 //   - --mysql-ssl=on means TLS without certificate verification (sysbench
 //     1.0.20 passes no CA unless files sit in the working directory);
 //     =preferred and =verify_identity are go-sql-driver's "preferred" and
@@ -35,6 +35,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -49,9 +50,13 @@ import (
 
 // Exit codes of Main.
 const (
-	ExitOK          = 0   // the command succeeded
-	ExitFailure     = 1   // the command failed at run time (sysbench's FATAL)
-	ExitUsage       = 2   // the command line is invalid
+	ExitOK      = 0 // the command succeeded
+	ExitFailure = 1 // the command failed at run time (sysbench's FATAL)
+	// ExitUsage: the command line is invalid. sysbench 1.0.20 exits 1 for
+	// every command-line error (invalid option, unknown test or command),
+	// and `benchmatrix oltp` keeps sysbench's exit codes: this is the one
+	// place where benchmatrix's own "2 for invalid usage" does not hold.
+	ExitUsage       = 1
 	ExitInterrupted = 130 // ctx was cancelled; what was measured was printed
 	// ExitForcedShutdown: --forced-shutdown cut the run; the report was
 	// printed. sysbench 1.0.20 exits with 2 then (exit(2) in
@@ -68,8 +73,6 @@ const forcedShutdownMsg = "The --max-time limit has expired, forcing shutdown...
 // "prewarm".
 var Commands = []string{"prepare", "prewarm", "run", "cleanup", "help"}
 
-const usageLine = "Usage: benchmatrix oltp [options] WORKLOAD prepare|prewarm|run|cleanup|help"
-
 // Invocation is a parsed `benchmatrix oltp` command line.
 type Invocation struct {
 	Workload string // e.g. "oltp_read_write" (a path or .lua suffix is stripped)
@@ -83,8 +86,30 @@ type Invocation struct {
 	Verbosity   int    // sysbench's 0..5; below 3 only FATAL messages print
 	ShowHelp    bool   // --help
 	ShowVersion bool   // --version
+	// TestName is the test as sysbench names it in messages: the base name
+	// of the script path or name given ("oltp_read_write.lua" for
+	// /usr/share/sysbench/oltp_read_write.lua, "oltp_read_write" for the
+	// bare name).
+	TestName string
+	// Legacy is the 0.5-era script given by --test (legacy.go), or nil.
+	Legacy *LegacyScript
+	// Extras: print benchmatrix's block after sysbench's report and its
+	// own options in `WORKLOAD help` (--extras); JSON always has it all.
+	Extras bool
+	// FromStdin: no test was named, so sysbench would read a Lua script
+	// from standard input (Main handles it).
+	FromStdin bool
 	// Warnings are accepted-but-partly-honoured options, for stderr.
 	Warnings []string
+	// Notices are sysbench's own WARNING lines (deprecated options), in
+	// sysbench's order; ToStderr for the ones sysbench writes there.
+	Notices []Notice
+}
+
+// Notice is a line sysbench prints before its banner.
+type Notice struct {
+	Text     string
+	ToStderr bool
 }
 
 // Connection is the --mysql-* options as given. Its String method hides the
@@ -98,6 +123,7 @@ type Connection struct {
 	DB          string
 	SSL         string // off, on, preferred or verify_identity
 	Compression bool
+	DryRun      bool // --mysql-dry-run: connect nowhere, send nothing (dryrun.go)
 }
 
 // DefaultConnection is sysbench's MySQL driver defaults.
@@ -119,8 +145,14 @@ func (c Connection) String() string {
 func (c Connection) GoString() string { return "oltp.Connection" + c.String() }
 
 // Config builds the go-sql-driver config for the first host, port and
-// socket (see the file comment for the localhost and TLS rules).
+// socket (see the file comment for the localhost and TLS rules), finding
+// localhost's socket in the process's environment and client
+// configuration files.
 func (c Connection) Config() (*mysql.Config, error) {
+	return c.config(systemSocket)
+}
+
+func (c Connection) config(defaultSocket func() string) (*mysql.Config, error) {
 	cfg := mysql.NewConfig()
 	cfg.User = c.User
 	cfg.Passwd = c.Password
@@ -132,13 +164,13 @@ func (c Connection) Config() (*mysql.Config, error) {
 	if len(c.Ports) > 0 {
 		port = c.Ports[0]
 	}
-	if len(c.Sockets) > 0 && (host == "localhost" || host == "") {
-		cfg.Net, cfg.Addr = "unix", c.Sockets[0]
-	} else {
-		if host == "localhost" || host == "" {
-			host = "127.0.0.1"
-		}
+	switch {
+	case host != "localhost" && host != "":
 		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(host, strconv.Itoa(port))
+	case len(c.Sockets) > 0:
+		cfg.Net, cfg.Addr = "unix", c.Sockets[0]
+	default:
+		cfg.Net, cfg.Addr = "unix", defaultSocket()
 	}
 	switch c.SSL {
 	case "", "off":
@@ -150,6 +182,9 @@ func (c Connection) Config() (*mysql.Config, error) {
 		cfg.TLSConfig = "true"
 	default:
 		return nil, &UsageError{Option: "--mysql-ssl", Msg: fmt.Sprintf("invalid value for --mysql-ssl: %q", c.SSL)}
+	}
+	if c.DryRun {
+		cfg.Net, cfg.Addr = dryRunNet, ""
 	}
 	if c.Compression {
 		if err := cfg.Apply(mysql.EnableCompression(true)); err != nil {
@@ -165,7 +200,27 @@ func (c Connection) Config() (*mysql.Config, error) {
 type UsageError struct {
 	Option string
 	Msg    string
+	// Kind is how sysbench reports it (what Main prints around Msg).
+	Kind UsageKind
 }
+
+// UsageKind is how sysbench 1.0.20 reports a command-line error; every
+// kind exits 1.
+type UsageKind int
+
+const (
+	// KindInvalidOption: the banner, then "invalid option: --name=value"
+	// on stderr (Msg holds the whole line and any hint after it).
+	KindInvalidOption UsageKind = iota
+	// KindUnrecognized: no banner; "Unrecognized command line argument:
+	// X" on stderr (a third word).
+	KindUnrecognized
+	// KindFatal: the banner, then "FATAL: Msg" on stdout (unknown test,
+	// missing command, invalid combinations).
+	KindFatal
+	// KindUnknownCommand: the banner, then "Unknown command: X" on stderr.
+	KindUnknownCommand
+)
 
 func (e *UsageError) Error() string { return e.Msg }
 
@@ -190,59 +245,111 @@ var booleanOptions = sync.OnceValue(func() map[string]bool {
 // name, with "sysbench" read as "benchmatrix oltp"). It does no I/O. Every
 // error is a *UsageError.
 func ParseCommandLine(args []string) (Invocation, error) {
+	inv, err := parseCommandLine(args)
+	if err != nil {
+		return Invocation{}, err
+	}
+	return inv, nil
+}
+
+// parseCommandLine is ParseCommandLine that also returns what it parsed
+// before an error (Main needs --verbosity to print the error as sysbench
+// does).
+func parseCommandLine(args []string) (Invocation, error) {
 	p := parser{inv: Invocation{
 		Options:   DefaultOptions(),
 		Conn:      DefaultConnection(),
 		Format:    "text",
 		Verbosity: 3,
 	}}
-	var positional []string
+	// sysbench reads the words in order: the first is the test (unless
+	// --test names it), the second the command, a third is an error that
+	// is reported before anything else. --test names the test wherever it
+	// stands.
+	var test, command string
+	viaTest := false
 	for _, arg := range args {
-		if !strings.HasPrefix(arg, "--") {
-			positional = append(positional, arg)
+		if strings.HasPrefix(arg, "--") {
+			if name, value, ok := strings.Cut(arg[2:], "="); ok && name == "test" {
+				test, viaTest = value, true
+				p.inv.Notices = append(p.inv.Notices, Notice{ToStderr: true,
+					Text: "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options."})
+			}
 			continue
 		}
-		if err := p.option(arg[2:]); err != nil {
-			return Invocation{}, err
+		switch {
+		case test == "" && !viaTest:
+			test = arg
+		case command == "":
+			command = arg
+		default:
+			return p.inv, &UsageError{Kind: KindUnrecognized, Msg: "Unrecognized command line argument: " + arg}
 		}
 	}
+	p.inv.TestName = filepath.Base(filepath.ToSlash(test))
+	p.inv.Legacy = legacyScript(test)
+	// Every option is parsed, so that --verbosity counts wherever it
+	// stands; the first error is the one reported.
+	var first error
+	for _, arg := range args {
+		if !strings.HasPrefix(arg, "--") {
+			continue
+		}
+		if err := p.option(arg[2:]); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return p.inv, first
+	}
+	p.deprecated()
 	inv := p.inv
 	if p.forced != nil {
 		inv.Options.ForcedShutdown = p.forced.grace(inv.Options.Time)
 	}
-	if len(positional) > 2 {
-		return Invocation{}, usagef("", "unexpected argument %s after the command %s", quoteArg(positional[2]), quoteArg(positional[1]))
-	}
-	if inv.ShowHelp || inv.ShowVersion {
-		if len(positional) > 0 {
-			inv.Workload = workloadName(positional[0])
+	if test == "" {
+		if inv.ShowHelp || inv.ShowVersion {
+			return inv, nil
 		}
+		inv.FromStdin = true
 		return inv, nil
 	}
-	if len(positional) == 0 {
-		return Invocation{}, usagef("", "missing the workload name (e.g. oltp_read_write) and the command")
+	if inv.Legacy != nil {
+		if inv.Legacy.Workload == "" {
+			return inv, &UsageError{Kind: KindFatal, Msg: inv.Legacy.unsupported()}
+		}
+		inv.Workload = inv.Legacy.Workload
+		inv.Legacy.apply(&inv.Options)
+	} else {
+		inv.Workload = workloadName(test)
 	}
-	inv.Workload = workloadName(positional[0])
+	if inv.ShowHelp || inv.ShowVersion {
+		return inv, nil
+	}
 	if !KnownWorkload(inv.Workload) {
-		return Invocation{}, usagef("", "unknown workload %s (known: %s)", quoteArg(inv.Workload), strings.Join(Workloads(), ", "))
+		return inv, &UsageError{Kind: KindFatal, Msg: unknownTest(test)}
 	}
 	inv.Options.Workload = inv.Workload
-	if len(positional) == 1 {
-		return Invocation{}, usagef("", "Command is required. Supported commands: %s", strings.Join(Commands, ", "))
+	if command == "" {
+		return inv, &UsageError{Kind: KindFatal, Msg: "Command is required. Supported commands: " + strings.Join(Commands, ", ")}
 	}
-	inv.Command = positional[1]
+	inv.Command = command
 	if inv.Command == "warmup" {
 		inv.Command = "prewarm"
 	}
 	if !isCommand(inv.Command) {
-		return Invocation{}, usagef("", "unknown command %s. Supported commands: %s", quoteArg(positional[1]), strings.Join(Commands, ", "))
+		return inv, &UsageError{Kind: KindUnknownCommand, Msg: "Unknown command: " + command}
 	}
 	if err := checkOptions(inv.Command, inv.Options); err != nil {
-		return Invocation{}, err
+		return inv, err
+	}
+	if inv.Conn.DryRun && inv.Command != "run" && inv.Command != "help" {
+		return inv, &UsageError{Kind: KindFatal, Option: "--mysql-dry-run",
+			Msg: "--mysql-dry-run is supported by benchmatrix oltp for run only (sysbench also goes through " + inv.Command + " without a server)"}
 	}
 	cfg, err := inv.Conn.Config()
 	if err != nil {
-		return Invocation{}, err
+		return inv, err
 	}
 	inv.Config = cfg
 	if len(inv.Conn.Hosts) > 1 || len(inv.Conn.Ports) > 1 || len(inv.Conn.Sockets) > 1 {
@@ -253,10 +360,53 @@ func ParseCommandLine(args []string) (Invocation, error) {
 	return inv, nil
 }
 
+// unknownTest is sysbench's message for a test it cannot find; a Lua
+// file that exists but is not one of sysbench's bundled OLTP scripts gets
+// a message saying what benchmatrix oltp runs instead.
+func unknownTest(test string) string {
+	if st, err := os.Stat(test); err == nil && st.Mode().IsRegular() {
+		return fmt.Sprintf("'%s' is not one of sysbench's bundled OLTP scripts: benchmatrix oltp runs its built-in workloads (%s) and the 0.5-era oltp.lua, not Lua scripts",
+			test, strings.Join(Workloads(), ", "))
+	}
+	return fmt.Sprintf("Cannot find benchmark '%s': no such built-in test, file or module", test)
+}
+
+// deprecated applies sysbench 1.0.20's deprecated aliases as it does
+// (sysbench.c, init()): --num-threads above 1, --max-requests, --max-time
+// and --tx-rate above 0 replace the new option whatever its value or
+// position, each with sysbench's WARNING.
+func (p *parser) deprecated() {
+	o := &p.inv.Options
+	warn := func(old, new string) {
+		p.inv.Notices = append(p.inv.Notices, Notice{Text: fmt.Sprintf("WARNING: --%s is deprecated, use --%s instead", old, new)})
+	}
+	if p.numThreads > 1 {
+		warn("num-threads", "threads")
+		o.Threads = p.numThreads
+	}
+	if p.maxRequests > 0 {
+		warn("max-requests", "events")
+		o.Events = p.maxRequests
+	}
+	if p.maxTime > 0 {
+		warn("max-time", "time")
+		o.Time = p.maxTime
+	}
+	if p.txRate > 0 {
+		warn("tx-rate", "rate")
+		o.Rate = p.txRate
+	}
+}
+
 // parser holds the state of one ParseCommandLine call.
 type parser struct {
 	inv    Invocation
 	forced *forcedShutdown // the last --forced-shutdown, resolved against --time at the end
+	// sysbench's deprecated aliases, applied after every option is read.
+	numThreads  int
+	maxRequests int64
+	maxTime     time.Duration
+	txRate      float64
 }
 
 // forcedShutdown is a --forced-shutdown value as sysbench 1.0.20 reads it
@@ -309,11 +459,60 @@ func (f forcedShutdown) grace(limit time.Duration) time.Duration {
 	return max(g, time.Nanosecond)
 }
 
-// option applies one "name[=value]" (the part after "--").
+// option applies one "name[=value]" (the part after "--"). Its errors
+// read as sysbench's, "invalid option: --name=value", followed by why (for
+// a value) or by the 1.0 name of a 0.5-era option (legacy.go); a value is
+// never shown for an option whose name mentions a password.
 func (p *parser) option(body string) error {
+	err := p.setOption(body)
+	var ue *UsageError
+	if !errors.As(err, &ue) || ue.Kind != KindInvalidOption {
+		return err
+	}
+	shown := "--" + body
+	if name, _, ok := strings.Cut(body, "="); ok && secretName(name) {
+		shown = "--" + name + "=***"
+	}
+	if !isPrintableName(shown) || len(shown) > 100 {
+		shown = quoteArg(shown)
+	}
+	msg := "invalid option: " + shown
+	switch {
+	case ue.Msg == "":
+		if hint := legacyHint(body); hint != "" {
+			msg += "\n" + hint
+		}
+	default:
+		msg += " (" + ue.Msg + ")"
+	}
+	return &UsageError{Option: ue.Option, Msg: msg, Kind: KindInvalidOption}
+}
+
+// secretName: an option name that may carry a password (misspellings of
+// --mysql-password included), whose value is never printed.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "pas") || strings.Contains(n, "pw") || strings.Contains(n, "secret")
+}
+
+// unknownOption is setOption's error for a name it does not know; option
+// turns it into sysbench's message.
+func unknownOption(disp string) error { return &UsageError{Option: disp} }
+
+func (p *parser) setOption(body string) error {
 	name, value, hasValue := strings.Cut(body, "=")
 	if strings.TrimSpace(name) == "" {
 		return usagef("--", "malformed option: \"--\" must be followed by an option name")
+	}
+	if inv := &p.inv; inv.Legacy != nil {
+		// A 0.5-era script reads its --oltp-* options (and sysbench
+		// accepts any other option silently for such scripts).
+		if done, err := inv.Legacy.option(&inv.Options, name, value, hasValue); done {
+			if err != nil {
+				return usagef("--"+name, "%v", err)
+			}
+			return nil
+		}
 	}
 	disp := "--" + name
 	if !isPrintableName(disp) {
@@ -341,6 +540,53 @@ func (p *parser) option(body string) error {
 		return b, nil
 	}
 	switch key {
+	case "test":
+		// Read by ParseCommandLine (it names the test).
+		return nil
+	case "extras":
+		b, err := flag()
+		inv.Extras = b
+		return err
+	case "num_threads":
+		v, err := need("N")
+		if err != nil {
+			return err
+		}
+		n, perr := strconv.Atoi(strings.TrimSpace(v))
+		if perr != nil || n < 0 {
+			return usagef(disp, "%s is not a thread count", quoteArg(v))
+		}
+		p.numThreads = n
+	case "max_requests":
+		v, err := need("N")
+		if err != nil {
+			return err
+		}
+		n, perr := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if perr != nil || n < 0 {
+			return usagef(disp, "%s is not an event count", quoteArg(v))
+		}
+		p.maxRequests = n
+	case "max_time":
+		v, err := need("N")
+		if err != nil {
+			return err
+		}
+		d, perr := ParseSeconds(strings.TrimSpace(v))
+		if perr != nil {
+			return usagef(disp, "%v", perr)
+		}
+		p.maxTime = d
+	case "tx_rate":
+		v, err := need("N")
+		if err != nil {
+			return err
+		}
+		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if perr != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return usagef(disp, "%s is not a rate", quoteArg(v))
+		}
+		p.txRate = f
 	case "help":
 		b, err := flag()
 		inv.ShowHelp = b
@@ -451,9 +697,7 @@ func (p *parser) option(body string) error {
 		return err
 	case "mysql_dry_run":
 		b, err := flag()
-		if err == nil && b {
-			return usagef(disp, "%s=on is not supported: benchmatrix oltp needs a server", disp)
-		}
+		inv.Conn.DryRun = b
 		return err
 	case "mysql_debug", "db_debug", "debug", "validate":
 		// Accepted for compatibility; they change nothing here.
@@ -474,11 +718,16 @@ func (p *parser) option(body string) error {
 	case "workload":
 		// The workload is the first word, as in sysbench; Options.Set's
 		// "workload" key is not a command-line option.
-		return usagef(disp, "unknown option %s", disp)
+		return unknownOption(disp)
 	default:
 		canon, ok := CanonicalOption(name)
 		if !ok {
-			return usagef(disp, "unknown option %s", disp)
+			if inv.Legacy != nil || inv.TestName == "." {
+				// sysbench runs legacy scripts, and a script read from
+				// standard input, with any option.
+				return nil
+			}
+			return unknownOption(disp)
 		}
 		if !hasValue {
 			if !booleanOptions()[canon] {
@@ -490,12 +739,12 @@ func (p *parser) option(body string) error {
 		if err := inv.Options.Set(name, value); err != nil {
 			var unknown *UnknownOptionError
 			if errors.As(err, &unknown) {
-				return usagef(disp, "unknown option %s", disp)
+				return unknownOption(disp)
 			}
 			if inner := errors.Unwrap(err); inner != nil {
 				err = inner
 			}
-			return usagef(disp, "invalid value for %s: %v", disp, err)
+			return usagef(disp, "%v", err)
 		}
 	}
 	return nil
@@ -505,7 +754,7 @@ func (p *parser) option(body string) error {
 // combination rules, finite numbers, and Options.Validate.
 func checkOptions(command string, o Options) error {
 	if o.Histogram && o.Percentile == 0 {
-		return usagef("--histogram", "--histogram cannot be used with --percentile=0")
+		return &UsageError{Kind: KindFatal, Option: "--histogram", Msg: "--histogram cannot be used with --percentile=0"}
 	}
 	v := reflect.ValueOf(o)
 	for i := 0; i < v.NumField(); i++ {
@@ -525,7 +774,7 @@ func checkOptions(command string, o Options) error {
 		o.Time = time.Second // only run needs an end
 	}
 	if err := o.Validate(); err != nil {
-		return usagef("", "%v", err)
+		return &UsageError{Kind: KindFatal, Msg: err.Error()}
 	}
 	return nil
 }
@@ -625,13 +874,40 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // MainWith is Main whose runs use procs (see RunWith); the command that
 // owns the process passes the one that may change GOMAXPROCS.
 func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, procs ProcReserver) int {
-	return mainWith(ctx, args, stdout, stderr, engineWith(procs))
+	return mainWith(ctx, args, os.Stdin, stdout, stderr, engineWith(procs))
 }
 
-func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, eng engineFuncs) int {
-	inv, err := ParseCommandLine(args)
+func mainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, eng engineFuncs) int {
+	inv, err := parseCommandLine(args)
+	for _, n := range inv.Notices {
+		if n.ToStderr {
+			fmt.Fprintln(stderr, n.Text)
+		} else if inv.Verbosity >= 2 {
+			fmt.Fprintln(stdout, n.Text)
+		}
+	}
+	banner := func() {
+		if inv.Verbosity >= 3 && inv.Format != "json" {
+			WriteBanner(stdout)
+		}
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "benchmatrix oltp: %v\n%s\n", err, usageLine)
+		// sysbench's layouts (sysbench.c): a third word is reported before
+		// the banner; an invalid option or unknown command after it on
+		// stderr; the rest as FATAL on stdout. All exit 1.
+		ue := &UsageError{Kind: KindFatal, Msg: err.Error()}
+		errors.As(err, &ue)
+		ue = &UsageError{Kind: ue.Kind, Option: ue.Option, Msg: redactPassword(ue.Msg, inv.Conn.Password)}
+		switch ue.Kind {
+		case KindUnrecognized:
+			fmt.Fprintln(stderr, ue.Msg)
+		case KindFatal:
+			banner()
+			fmt.Fprintf(stdout, "FATAL: %s\n", ue.Msg)
+		default:
+			banner()
+			fmt.Fprintln(stderr, ue.Msg)
+		}
 		return ExitUsage
 	}
 	for _, w := range inv.Warnings {
@@ -642,12 +918,41 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, eng 
 		fmt.Fprintln(stdout, Banner())
 		return ExitOK
 	case inv.ShowHelp:
-		WriteBanner(stdout)
 		writeUsage(stdout)
 		return ExitOK
+	case inv.FromStdin:
+		return fromStdin(inv, stdin, stdout, stderr, banner)
 	}
 	x := &execution{ctx: ctx, inv: inv, eng: eng, stdout: &lockedWriter{w: stdout}, stderr: &lockedWriter{w: stderr}}
 	return x.do()
+}
+
+// fromStdin is sysbench without a test name, which runs the Lua script on
+// its standard input. An empty script does nothing, as in sysbench; any
+// other is refused (benchmatrix oltp runs no Lua); a terminal is not read.
+func fromStdin(inv Invocation, stdin io.Reader, stdout, stderr io.Writer, banner func()) int {
+	if f, ok := stdin.(*os.File); stdin == nil || ok && isTerminal(f) {
+		fmt.Fprintf(stderr, "benchmatrix oltp: no workload given (sysbench would read a Lua script from standard input)\n")
+		writeUsage(stderr)
+		return ExitUsage
+	}
+	script, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+	banner()
+	if err != nil {
+		fmt.Fprintf(stdout, "FATAL: reading the script from standard input: %v\n", err)
+		return ExitFailure
+	}
+	if strings.TrimSpace(string(script)) == "" {
+		return ExitOK
+	}
+	fmt.Fprintf(stdout, "FATAL: benchmatrix oltp does not run Lua scripts (one was given on standard input); it runs sysbench's bundled OLTP workloads: %s\n",
+		strings.Join(Workloads(), ", "))
+	return ExitFailure
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // execution is one command being carried out.
@@ -669,11 +974,10 @@ func (x *execution) notice() io.Writer {
 	return x.stdout
 }
 
-// progress is where the engine's progress lines go.
+// progress is where the engine's progress lines go: the messages
+// sysbench's scripts print with Lua's print, which --verbosity does not
+// silence.
 func (x *execution) progress() io.Writer {
-	if x.inv.Verbosity < 3 {
-		return io.Discard
-	}
 	if x.json() {
 		return x.stderr
 	}
@@ -683,13 +987,12 @@ func (x *execution) progress() io.Writer {
 func (x *execution) do() int {
 	inv := x.inv
 	if inv.Command == "help" {
-		if w, _ := Spec(inv.Workload); w.noHelp {
-			WriteBanner(x.stdout)
-			fmt.Fprintf(x.stdout, "'bulk_insert' test does not implement the 'help' command.\n")
+		WriteBanner(x.notice())
+		if w, _ := Spec(inv.Workload); w.noHelp || inv.Legacy != nil {
+			fmt.Fprintf(x.stdout, "'%s' test does not implement the 'help' command.\n", inv.TestName)
 			return ExitFailure
 		}
-		WriteBanner(x.stdout)
-		WriteHelp(x.stdout, inv.Workload, DefaultOptions())
+		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions(), inv.Extras)
 		return ExitOK
 	}
 	WriteBanner(x.notice())
@@ -699,10 +1002,10 @@ func (x *execution) do() int {
 	var err error
 	switch inv.Command {
 	case "prepare":
-		fmt.Fprintf(x.notice(), "Initializing worker threads...\n\n")
+		x.workerThreads()
 		err = x.eng.prepare(x.ctx, inv.Config, inv.Options, x.progress())
 	case "prewarm":
-		fmt.Fprintf(x.notice(), "Initializing worker threads...\n\n")
+		x.workerThreads()
 		err = x.eng.prewarm(x.ctx, inv.Config, inv.Options, x.progress())
 	case "cleanup":
 		err = x.eng.cleanup(x.ctx, inv.Config, inv.Options, x.progress())
@@ -715,6 +1018,15 @@ func (x *execution) do() int {
 		}
 	}
 	return code
+}
+
+// workerThreads prints what sysbench prints before a parallel command
+// (prepare, prewarm): nothing at --threads=1, which sysbench runs in its
+// main thread.
+func (x *execution) workerThreads() {
+	if x.inv.Options.Threads > 1 {
+		fmt.Fprintf(x.notice(), "Initializing worker threads...\n\n")
+	}
 }
 
 // run carries out the run command: header, an interval line per report,
@@ -784,7 +1096,9 @@ func (x *execution) run() int {
 			WriteHistogram(w, res.Histogram)
 		}
 		WriteSummary(w, res)
-		WriteExtras(w, res)
+		if x.inv.Extras {
+			WriteExtras(w, res)
+		}
 	}
 	return code
 }
@@ -851,14 +1165,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// writeUsage is --help: the options benchmatrix oltp takes, in the layout
-// of `sysbench --help`, with DefaultOptions' defaults.
+// writeUsage is --help in the layout of `sysbench --help` (its header, its
+// command line, its sections and descriptions where the option is the
+// same), with DefaultOptions' defaults, benchmatrix's own options in a
+// section of their own, and the workloads in place of sysbench's
+// compiled-in tests.
 func writeUsage(w io.Writer) {
 	d := DefaultOptions()
 	c := DefaultConnection()
-	fmt.Fprintf(w, "%s\n\n", usageLine)
-	fmt.Fprintf(w, "Workloads: %s\n", strings.Join(Workloads(), ", "))
-	fmt.Fprintf(w, "See 'benchmatrix oltp WORKLOAD help' for the options of each workload.\n\n")
+	fmt.Fprintf(w, "Usage:\n  benchmatrix oltp [options]... [testname] [command]\n\n")
+	fmt.Fprintf(w, "Commands implemented by most tests: prepare run cleanup help\n\n")
 	section := func(title string, rows [][2]string) {
 		fmt.Fprintf(w, "%s:\n", title)
 		width := 0
@@ -875,21 +1191,31 @@ func writeUsage(w io.Writer) {
 		{"--threads=N", fmt.Sprintf("number of threads to use [%d]", d.Threads)},
 		{"--events=N", fmt.Sprintf("limit for total number of events [%d]", d.Events)},
 		{"--time=N", fmt.Sprintf("limit for total execution time in seconds [%s]", formatNumber(d.Time.Seconds()))},
-		{"--warmup-time=N", fmt.Sprintf("run this many seconds first, excluded from the statistics (sysbench master) [%s]", formatNumber(d.Warmup.Seconds()))},
-		{"--forced-shutdown=STRING", "number of seconds to wait after the --time limit before forcing shutdown (statements still running are cut, the report is printed, exit code 2), N% of --time, or 'off' to disable [off]"},
-		{"--rate=N", fmt.Sprintf("average transactions rate, open loop with Poisson arrivals. 0 for unlimited rate [%s]", formatNumber(d.Rate))},
-		{"--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds (fractions allowed). 0 disables intermediate reports [0]"},
-		{"--percentile=N", fmt.Sprintf("percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations [%s]", formatNumber(d.Percentile))},
-		{"--histogram[=on|off]", fmt.Sprintf("print latency histogram in report [%s]", onOff(d.Histogram))},
-		{"--verbosity=N", "verbosity level {5 - debug, 0 - only critical messages} [3]"},
-		{"--format=STRING", "output format {text, json} (benchmatrix) [text]"},
-		{"--reinsert-id=STRING", fmt.Sprintf("id of the row re-inserted after each DELETE {same, auto} (benchmatrix) [%s]", d.ReinsertID)},
+		{"--forced-shutdown=STRING", "number of seconds to wait after the --time limit before forcing shutdown, or 'off' to disable [off]"},
+		{"--thread-stack-size=SIZE", "size of stack per thread (accepted, ignored: Go sizes its stacks) [64K]"},
+		{"--rate=N", fmt.Sprintf("average transactions rate. 0 for unlimited rate [%s]", formatNumber(d.Rate))},
+		{"--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports [0]"},
+		{"--debug[=on|off]", "print more debugging info (accepted, ignored) [off]"},
+		{"--validate[=on|off]", "perform validation checks where possible (accepted, ignored) [off]"},
 		{"--help[=on|off]", "print help and exit [off]"},
 		{"--version[=on|off]", "print version and exit [off]"},
-		{"--tx-rate=N", "deprecated alias for --rate"},
-		{"--max-requests=N", "deprecated alias for --events"},
-		{"--max-time=N", "deprecated alias for --time"},
-		{"--num-threads=N", "deprecated alias for --threads"},
+		{"--tx-rate=N", "deprecated alias for --rate [0]"},
+		{"--max-requests=N", "deprecated alias for --events [0]"},
+		{"--max-time=N", "deprecated alias for --time [0]"},
+		{"--num-threads=N", "deprecated alias for --threads [1]"},
+		{"--test=PATH", "deprecated: the test as an option; a 0.5-era script of sysbench's oltp_legacy directory (oltp.lua, select.lua, insert.lua, ...) is read with its --oltp-* options"},
+	})
+	section("Log options", [][2]string{
+		{"--verbosity=N", "verbosity level {5 - debug, 0 - only critical messages} [3]"},
+		{"--percentile=N", fmt.Sprintf("percentile to calculate in latency statistics (1-100). Use the special value of 0 to disable percentile calculations [%s]", formatNumber(d.Percentile))},
+		{"--histogram[=on|off]", fmt.Sprintf("print latency histogram in report [%s]", onOff(d.Histogram))},
+	})
+	section("benchmatrix options (not in sysbench)", [][2]string{
+		{"--extras[=on|off]", "print p50/p99/p99.9, open-loop and warm-up figures after the report, and list benchmatrix's options in 'WORKLOAD help' [off]"},
+		{"--format=STRING", "output format {text, json}; json is one document with everything [text]"},
+		{"--warmup-time=N", fmt.Sprintf("run this many seconds first, excluded from the statistics (sysbench master) [%s]", formatNumber(d.Warmup.Seconds()))},
+		{"--reinsert-id=STRING", fmt.Sprintf("id of the row re-inserted after each DELETE {same, auto} [%s]", d.ReinsertID)},
+		{"--recreate[=on|off]", "let prepare drop and recreate sbtestN tables that already exist [off]"},
 	})
 	section("Pseudo-Random Numbers Generator options", [][2]string{
 		{"--rand-type=STRING", fmt.Sprintf("random numbers distribution {uniform,gaussian,special,pareto,zipfian} [%s]", d.RandType)},
@@ -905,7 +1231,7 @@ func writeUsage(w io.Writer) {
 		{"--db-ps-mode=STRING", fmt.Sprintf("prepared statements usage mode {auto, disable} [%s]", d.PSMode)},
 	})
 	section("mysql options", [][2]string{
-		{"--mysql-host=[LIST,...]", fmt.Sprintf("MySQL server host; only the first is used; localhost means TCP to 127.0.0.1 unless --mysql-socket is given [%s]", c.Hosts[0])},
+		{"--mysql-host=[LIST,...]", fmt.Sprintf("MySQL server host; only the first is used; localhost is the Unix socket (--mysql-socket, MYSQL_UNIX_PORT, the client configuration's socket, /run/mysqld/mysqld.sock), as for libmysqlclient [%s]", c.Hosts[0])},
 		{"--mysql-port=[LIST,...]", fmt.Sprintf("MySQL server port; only the first is used [%d]", c.Ports[0])},
 		{"--mysql-socket=[LIST,...]", "MySQL socket; only the first is used"},
 		{"--mysql-user=STRING", fmt.Sprintf("MySQL user [%s]", c.User)},
@@ -915,4 +1241,9 @@ func writeUsage(w io.Writer) {
 		{"--mysql-compression[=on|off]", "use compression [off]"},
 		{"--mysql-ignore-errors=[LIST,...]", fmt.Sprintf("list of errors to ignore, or \"all\" [%s]", strings.Trim(strings.ReplaceAll(fmt.Sprint(d.IgnoreErrors), " ", ","), "[]"))},
 	})
+	fmt.Fprintf(w, "Compiled-in tests:\n")
+	for _, name := range Workloads() {
+		fmt.Fprintf(w, "  %s\n", name)
+	}
+	fmt.Fprintf(w, "\nSee 'benchmatrix oltp <testname> help' for a list of options for each test.\n\n")
 }

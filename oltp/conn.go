@@ -38,6 +38,7 @@ type conn struct {
 	dest      []driver.Value
 	buf       []byte
 	yielded   time.Time // see yield
+	dry       bool      // --mysql-dry-run (dryrun.go): nothing is sent
 }
 
 type counts struct{ reads, writes, others int64 }
@@ -61,6 +62,9 @@ func newStmt(sql string, read bool, nargs int) *stmt {
 // record their socket in the netLink of the context they are dialled with
 // (shutdown.go).
 func newConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
+	if cfg.Net == dryRunNet {
+		return dryConnector{}, nil
+	}
 	c := cfg.Clone()
 	// The engine never uses client-side interpolation: prepared statements
 	// go to the server, text mode builds its own literals.
@@ -100,7 +104,8 @@ func dial(ctx context.Context, cn driver.Connector) (*conn, error) {
 		dc.Close()
 		return nil, fmt.Errorf("driver connection %T lacks Exec/Query", dc)
 	}
-	return &conn{connector: cn, rc: rc, dest: make([]driver.Value, 8)}, nil
+	_, dry := dc.(dryConn)
+	return &conn{connector: cn, rc: rc, dest: make([]driver.Value, 8), dry: dry}, nil
 }
 
 func (c *conn) close() {
@@ -112,6 +117,9 @@ func (c *conn) close() {
 
 // prepare prepares s on the server.
 func (c *conn) prepare(s *stmt) error {
+	if c.dry {
+		return nil
+	}
 	ps, err := c.rc.Prepare(s.sql)
 	if err != nil {
 		return &StatementError{Err: err, SQL: s.sql}
@@ -124,6 +132,10 @@ func (c *conn) prepare(s *stmt) error {
 // run executes s with its current arguments, reading every row.
 func (c *conn) run(s *stmt) error {
 	c.yield()
+	if c.dry {
+		c.cnt.others++
+		return nil
+	}
 	if s.ps == nil {
 		c.buf = renderSQL(c.buf[:0], s.sql, s.args)
 		if err := c.text(string(c.buf), s.read); err != nil {
@@ -169,6 +181,10 @@ func (c *conn) query(sql string, read bool) error {
 
 func (c *conn) text(sql string, read bool) error {
 	c.yield()
+	if c.dry {
+		c.cnt.others++
+		return nil
+	}
 	if read {
 		rows, err := c.rc.Query(sql, nil)
 		if err != nil {

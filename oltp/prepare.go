@@ -34,6 +34,9 @@ func createTableSQL(o *Options, n int) string {
           k INTEGER DEFAULT '0' NOT NULL,
           PRIMARY KEY (id))`, n)
 	}
+	if spec(*o).Family == "legacy" {
+		return legacyCreateTableSQL(o, n)
+	}
 	idDef := "INTEGER NOT NULL AUTO_INCREMENT"
 	if !o.AutoInc {
 		idDef = "INTEGER NOT NULL"
@@ -391,7 +394,11 @@ func (l *loader) load(ctx context.Context, c *sql.Conn, u loadUnit) error {
 	if t.left.Add(-1) > 0 || !o.CreateSecondary {
 		return nil
 	}
-	l.log.printf("Creating a secondary index on '%s'...", name)
+	if spec(*o).Family == "legacy" {
+		l.log.printf("Creating secondary indexes on '%s'...", name)
+	} else {
+		l.log.printf("Creating a secondary index on '%s'...", name)
+	}
 	if _, err := c.ExecContext(ctx, fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", t.n, t.n)); err != nil {
 		return fmt.Errorf("create index k_%d: %w", t.n, err)
 	}

@@ -26,10 +26,13 @@ import (
 // `benchmatrix oltp` reproduces.
 const SysbenchVersion = "1.0.20"
 
-// Banner is the first line of every text output, in place of sysbench's
-// "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)".
+// Banner is the first line of every text output and of --version, in
+// place of sysbench's "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)":
+// the sysbench release whose behaviour it reproduces first, so that
+// scripts reading the version ("sysbench 1.0.20", the first two words)
+// keep working, then what it really is.
 func Banner() string {
-	return fmt.Sprintf("benchmatrix oltp %s (sysbench %s compatible)", version.Version, SysbenchVersion)
+	return fmt.Sprintf("sysbench %s (benchmatrix oltp %s, not sysbench: its built-in OLTP engine)", SysbenchVersion, version.Version)
 }
 
 // WriteBanner writes the banner and the blank line sysbench puts after it.
@@ -334,8 +337,10 @@ func helpBoolDefault(f func(o Options) bool) func(Options) string {
 }
 
 // helpOptions are oltp_common.lua's options with sysbench's descriptions
-// (sorted by name, as sysbench prints them). --pgsql_variant is left out:
-// only MySQL is supported. --recreate and --reinsert_id are benchmatrix's.
+// (sorted by name, as sysbench prints them). --pgsql_variant is listed as
+// sysbench lists it (without a default) and accepted, though only MySQL is
+// supported. --recreate and --reinsert_id are benchmatrix's, listed with
+// --extras.
 var helpOptions = []helpOption{
 	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", helpBoolDefault(func(o Options) bool { return o.AutoInc })},
 	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", helpBoolDefault(func(o Options) bool { return o.CreateSecondary })},
@@ -347,6 +352,7 @@ var helpOptions = []helpOption{
 	{"non_index_updates", "N", "Number of UPDATE non-index queries per transaction", helpIntDefault(func(o Options) int { return o.NonIndexUpdates })},
 	{"number_of_ranges", "N", "Number of random BETWEEN ranges per SELECT", helpIntDefault(func(o Options) int { return o.NumberOfRanges })},
 	{"order_ranges", "N", "Number of SELECT ORDER BY queries per transaction", helpIntDefault(func(o Options) int { return o.OrderRanges })},
+	{"pgsql_variant", "STRING", "Use this PostgreSQL variant when running with the PostgreSQL driver. The only currently supported variant is 'redshift'. When enabled, create_secondary is automatically disabled, and delete_inserts is set to 0", nil},
 	{"point_selects", "N", "Number of point SELECT queries per transaction", helpIntDefault(func(o Options) int { return o.PointSelects })},
 	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", helpIntDefault(func(o Options) int { return o.RandomPoints })},
 	{"range_selects", "", "Enable/disable all range SELECT queries", helpBoolDefault(func(o Options) bool { return o.RangeSelects })},
@@ -372,22 +378,37 @@ var scriptOnly = map[string]string{
 // "<workload> options:", then "  --name=N  description [default]" with the
 // descriptions aligned one column after the longest option, and a blank
 // line. Defaults come from o (normally DefaultOptions()).
-func WriteHelp(w io.Writer, workload string, o Options) {
+func WriteHelp(w io.Writer, workload string, o Options) { writeHelp(w, workload, workload, o, true) }
+
+// writeHelp is WriteHelp with the test named as it was given ("oltp_read_write.lua"
+// for a script path, as sysbench names it) and benchmatrix's own options
+// only with extras.
+func writeHelp(w io.Writer, testName, workload string, o Options, extras bool) {
 	var rows []helpOption
 	width := 0
 	for _, h := range helpOptions {
 		if s, ok := scriptOnly[h.name]; ok && s != workload {
 			continue
 		}
+		if benchmatrixOnly[h.name] && !extras {
+			continue
+		}
 		rows = append(rows, h)
 		width = max(width, len(helpSpec(h)))
 	}
-	fmt.Fprintf(w, "%s options:\n", workload)
+	fmt.Fprintf(w, "%s options:\n", testName)
 	for _, h := range rows {
+		if h.def == nil {
+			fmt.Fprintf(w, "  %-*s %s\n", width, helpSpec(h), h.desc)
+			continue
+		}
 		fmt.Fprintf(w, "  %-*s %s [%s]\n", width, helpSpec(h), h.desc, h.def(o))
 	}
 	fmt.Fprintf(w, "\n")
 }
+
+// benchmatrixOnly names the script options sysbench lacks.
+var benchmatrixOnly = map[string]bool{"recreate": true, "reinsert_id": true}
 
 func helpSpec(h helpOption) string {
 	if h.arg == "" {

@@ -105,7 +105,7 @@ func TestCLIMainForcedShutdownGolden(t *testing.T) {
 	ivs := runIntervals(3, time.Second)
 	ivs[2].Events, ivs[2].Reads, ivs[2].Writes, ivs[2].Others, ivs[2].LatPct = 0, 0, 0, 0, 0
 	var stdout, stderr bytes.Buffer
-	code := mainWith(context.Background(), args, &stdout, &stderr, fakeEngine(res, ivs, nil))
+	code := mainWith(context.Background(), args, strings.NewReader(""), &stdout, &stderr, fakeEngine(res, ivs, nil))
 	if code != 2 || stderr.Len() != 0 { // sysbench's exit(2)
 		t.Fatalf("code %d stderr %q", code, stderr.String())
 	}
@@ -114,7 +114,7 @@ func TestCLIMainForcedShutdownGolden(t *testing.T) {
 	// JSON: the document holds the result, flagged; FATAL goes to stderr.
 	stdout.Reset()
 	stderr.Reset()
-	code = mainWith(context.Background(), append([]string{"--format=json"}, args...), &stdout, &stderr, fakeEngine(res, ivs, nil))
+	code = mainWith(context.Background(), append([]string{"--format=json"}, args...), strings.NewReader(""), &stdout, &stderr, fakeEngine(res, ivs, nil))
 	var doc JSONReport
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestCLIMainForcedShutdownGolden(t *testing.T) {
 	stderr.Reset()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	code = mainWith(ctx, args, &stdout, &stderr, fakeEngine(res, nil, nil))
+	code = mainWith(ctx, args, strings.NewReader(""), &stdout, &stderr, fakeEngine(res, nil, nil))
 	if code != ExitInterrupted || strings.Contains(stdout.String(), "FATAL") ||
 		!strings.Contains(stdout.String(), "Number of unfinished transactions on forced shutdown: 2") {
 		t.Fatalf("interrupted: code %d stdout\n%s", code, stdout.String())

@@ -8,7 +8,8 @@ import (
 // legacySession is sysbench 0.5's oltp.lua (§2.2): one table per
 // transaction, text queries with literals, and LOCK TABLES … WRITE /
 // UNLOCK TABLES around the transaction instead of BEGIN/COMMIT on MyISAM.
-// It runs on the 1.0 schema that Prepare creates.
+// It runs on the tables Prepare creates for it, the legacy scripts'
+// layout (legacy.go).
 type legacySession struct {
 	env
 	begin, commit string

@@ -19,7 +19,7 @@ type WorkloadSpec struct {
 	// of --tables.
 	TablesPerThread bool
 	// Family names the table layout ("sbtest"; "bulk" for bulk_insert's
-	// two-column tables).
+	// two-column tables; "legacy" for the 0.5-era scripts' sbtest tables).
 	Family string
 	// emptyTables reports whether prepare creates the tables without rows.
 	emptyTables func(o Options) bool
@@ -69,8 +69,23 @@ var workloadSpecs = []WorkloadSpec{
 		session: func(e env) session { return newRandomRangesSession(e) }},
 	{Name: "bulk_insert", TablesPerThread: true, Family: "bulk", emptyTables: always, changesData: always, onlyInserts: true,
 		noHelp: true, session: func(e env) session { return &bulkInsertSession{env: e} }},
-	{Name: "oltp_legacy", Reads: readWriteOptions, changesData: reinsertAuto,
+	// The legacy scripts create their tables as their common.lua does
+	// (Family "legacy": INTEGER UNSIGNED columns, MAX_ROWS).
+	{Name: "oltp_legacy", Reads: readWriteOptions, Family: "legacy", changesData: reinsertAuto,
 		session: func(e env) session { return newLegacySession(e) }},
+	// sysbench 1.0.20's single-statement legacy scripts
+	// (tests/include/oltp_legacy/*.lua; legacy.go, workload_legacy_scripts.go),
+	// run by `--test=PATH/select.lua` and friends.
+	{Name: "legacy_select", Family: "legacy", session: legacyStatement(legacySelect)},
+	{Name: "legacy_oltp_simple", Family: "legacy", session: legacyStatement(legacySimple)},
+	{Name: "legacy_insert", Family: "legacy", changesData: always, session: legacyStatement(legacyInsert)},
+	{Name: "legacy_delete", Family: "legacy", changesData: always, session: legacyStatement(legacyDelete)},
+	{Name: "legacy_update_index", Family: "legacy", session: legacyStatement(legacyUpdateIndex)},
+	{Name: "legacy_update_non_index", Family: "legacy", session: legacyStatement(legacyUpdateNonIndex)},
+}
+
+func legacyStatement(stmt func(s *legacyStatementSession, c *conn, table string) error) func(e env) session {
+	return func(e env) session { return newLegacyStatementSession(e, stmt) }
 }
 
 // commonSession is oltp_common's event, shared by the oltp_* scripts.

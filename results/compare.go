@@ -11,6 +11,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 )
@@ -65,6 +66,8 @@ var compareMetrics = []metric{
 // Comparison is the outcome of comparing a new run with a base run, cell by
 // cell.
 type Comparison struct {
+	// newRun is the new run, for its own Conclusion under --markdown.
+	newRun  *Run
 	Base    RunRef         `json:"base"`
 	New     RunRef         `json:"new"`
 	Options CompareOptions `json:"options"` // as applied (defaults filled in)
@@ -135,8 +138,11 @@ type Unmatched struct {
 
 // Compare compares the new run with the base run: cells are matched by name
 // and parameters, and each metric's medians over the successful repeats are
-// compared with the Mann-Whitney U test. When the fingerprints differ it
-// returns a *MismatchError unless opt.AllowMismatch.
+// compared with the Mann-Whitney U test. When what is measured differs (the
+// workload, its options, the engine) it returns a *MismatchError unless
+// opt.AllowMismatch; server, host and tool differences are listed
+// (EnvDiffs) and compared. Runs with no cell in common are a
+// *NothingInCommonError: a CI gate pointed at the wrong directories fails.
 func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	if base == nil || new == nil {
 		return nil, errors.New("compare: missing run")
@@ -169,6 +175,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		Options:    opt,
 		Mismatches: mismatches,
 		EnvDiffs:   bf.EnvDiff(nf),
+		newRun:     new,
 	}
 	bg, ng := groupCells(base), groupCells(new)
 	mismatched := map[string]bool{}
@@ -208,6 +215,9 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		if _, ok := bg.groups[g]; !ok {
 			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new", bg))
 		}
+	}
+	if len(c.Cells) == 0 {
+		return nil, &NothingInCommonError{Base: base.Experiment, New: new.Experiment, BaseCells: len(bg.order), NewCells: len(ng.order)}
 	}
 
 	if len(fewRepeats) > 0 {
@@ -483,6 +493,13 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 		ew.printf("base: %s, %s (%s, %s)\n", c.Base.Experiment, formatStarted(c.Base.Started), c.Base.Server, c.Base.Tool)
 		ew.printf("new:  %s, %s (%s, %s)\n\n", c.New.Experiment, formatStarted(c.New.Started), c.New.Server, c.New.Tool)
 	}
+	if len(c.EnvDiffs) > 0 {
+		ew.printf("%s\n\n", heading(markdown, "What differs between these runs"))
+		for _, d := range c.EnvDiffs {
+			ew.printf("- %s\n", d)
+		}
+		ew.printf("\n")
+	}
 	if len(c.Mismatches) > 0 {
 		prefix := ""
 		if markdown {
@@ -511,6 +528,13 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 	ew.printf("%s\n", em(c.VerdictLine()))
 	ew.printf("\nmedians over the successful repeats, ± the 95%% confidence interval of the median; " +
 		"p from the two-sided Mann-Whitney U test; n is base/new repeats.\n")
+	if markdown && c.newRun != nil && ew.err == nil {
+		// The new run's own Conclusion (scenarios against its baseline),
+		// one heading level down.
+		var b strings.Builder
+		WriteConclusion(&b, c.newRun)
+		ew.printf("\n#%s", strings.Replace(b.String(), "## Conclusion", "## Conclusion of the new run", 1))
+	}
 
 	if len(c.Unmatched) > 0 {
 		ew.printf("\n%s\n\n", heading(markdown, "Unmatched cells"))
@@ -518,13 +542,10 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 			ew.printf("- %s: %s\n", u.Name, u.Reason)
 		}
 	}
-	if len(c.Warnings) > 0 || len(c.EnvDiffs) > 0 {
+	if len(c.Warnings) > 0 {
 		ew.printf("\n%s\n\n", heading(markdown, "Warnings"))
 		for _, s := range c.Warnings {
 			ew.printf("- %s\n", s)
-		}
-		for _, d := range c.EnvDiffs {
-			ew.printf("- environment differs: %s\n", d)
 		}
 	}
 	return ew.err
@@ -573,3 +594,18 @@ func (e *errWriter) printf(format string, args ...any) {
 	}
 	_, e.err = fmt.Fprintf(e.w, format, args...)
 }
+
+// NothingInCommonError says two runs share no cell (by name and
+// parameters): nothing was compared, which must not pass a gate.
+type NothingInCommonError struct {
+	Base, New           string
+	BaseCells, NewCells int
+}
+
+func (e *NothingInCommonError) Error() string {
+	return fmt.Sprintf("the runs have no cell in common (base %s: %d cells, new %s: %d cells): nothing to compare; are these the right directories?",
+		e.Base, e.BaseCells, e.New, e.NewCells)
+}
+
+// ExitCode implements exitcode.Coder (2: a usage problem, not a verdict).
+func (e *NothingInCommonError) ExitCode() int { return exitcode.Usage }

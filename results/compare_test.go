@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/server"
@@ -296,33 +297,69 @@ func TestCompareWorkloadMismatch(t *testing.T) {
 	}
 }
 
-func TestCompareServerMismatch(t *testing.T) {
+// A server setting or version that differs does not make runs
+// incomparable (it is what users compare runs for): the differences are
+// listed first, and a slowdown they cause is a regression like any other.
+func TestCompareServerDifferencesAreCompared(t *testing.T) {
 	t.Parallel()
 	base := synthRun(1, 5, flushCells())
-	new := synthRun(1, 5, flushCells())
+	slower := flushCells()
+	for i := range slower {
+		if slower[i].scenario == "b0e0" {
+			slower[i].tps /= 2
+		}
+	}
+	new := synthRun(1, 5, slower)
 	new.Server.Version = "11.4.2-MariaDB"
 	for i := range new.Cells {
 		if new.Cells[i].Scenario == "b0e0" {
 			new.Cells[i].Effective["log_bin"] = "OFF"
 		}
 	}
-	_, err := Compare(base, new, DefaultCompareOptions())
-	var me *MismatchError
-	if !errors.As(err, &me) {
-		t.Fatalf("Compare: %v, want a *MismatchError", err)
+	c, err := Compare(base, new, DefaultCompareOptions())
+	if err != nil {
+		t.Fatalf("Compare: %v", err)
 	}
 	keys := map[string]Mismatch{}
-	for _, m := range me.Mismatches {
+	for _, m := range c.EnvDiffs {
 		keys[m.Key] = m
 	}
 	if m := keys["server version"]; m.Base != "10.11.6-MariaDB-0+deb12u1" || m.New != "11.4.2-MariaDB" {
-		t.Errorf("server version mismatch %+v in %+v", m, me.Mismatches)
+		t.Errorf("server version difference %+v in %+v", m, c.EnvDiffs)
 	}
 	if m := keys["b0e0/threads=8: @@log_bin"]; m.Base != "ON" || m.New != "OFF" {
-		t.Errorf("log_bin mismatch %+v in %+v", m, me.Mismatches)
+		t.Errorf("log_bin difference %+v in %+v", m, c.EnvDiffs)
 	}
-	if len(me.Mismatches) != 3 {
-		t.Errorf("%d mismatches, want 3: %+v", len(me.Mismatches), me.Mismatches)
+	if len(c.Mismatches) != 0 {
+		t.Errorf("server differences made the runs incomparable: %+v", c.Mismatches)
+	}
+	if got := strings.Join(c.Regressed(), " "); got != "b0e0/threads=1 b0e0/threads=8" {
+		t.Errorf("regressed %q, want both b0e0 cells", got)
+	}
+	var out bytes.Buffer
+	if err := WriteComparison(&out, c, false); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "What differs between these runs:") ||
+		strings.Index(s, "server version") > strings.Index(s, "REGRESSION") {
+		t.Errorf("the differences are not listed before the table:\n%s", s)
+	}
+}
+
+// Runs with no cell in common are refused: nothing was compared, and a gate
+// pointed at the wrong directories must not pass.
+func TestCompareNothingInCommon(t *testing.T) {
+	t.Parallel()
+	base := synthRun(1, 3, flushCells())
+	new := synthRun(1, 3, flushCells())
+	for i := range new.Cells {
+		new.Cells[i].Name = "other/" + new.Cells[i].Name
+		new.Cells[i].Params = append(new.Cells[i].Params, experiment.Param{Name: "engine", Value: "myisam"})
+	}
+	_, err := Compare(base, new, DefaultCompareOptions())
+	var nc *NothingInCommonError
+	if !errors.As(err, &nc) || exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("Compare: %v", err)
 	}
 }
 

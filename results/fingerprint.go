@@ -29,10 +29,13 @@ type Fingerprint struct {
 	ServerFlavor  string                 `json:"server_flavor"`
 	// Effective holds, per cell name, the server variables read back
 	// after the cell's settings were applied.
-	Effective   map[string]map[string]string `json:"effective,omitempty"`
-	ToolVersion string                       `json:"tool_version"`
-	ToolCommit  string                       `json:"tool_commit,omitempty"`
-	Host        Host                         `json:"host"`
+	Effective map[string]map[string]string `json:"effective,omitempty"`
+	// Limits holds, per cell name, the resource limits the plan put it
+	// under (LimitsText; cells without a limit are left out).
+	Limits      map[string]string `json:"limits,omitempty"`
+	ToolVersion string            `json:"tool_version"`
+	ToolCommit  string            `json:"tool_commit,omitempty"`
+	Host        Host              `json:"host"`
 }
 
 // WorkloadDef is the definition of one cell's workload.
@@ -87,6 +90,7 @@ func ComputeFingerprint(r *Run) *Fingerprint {
 		ToolVersion:    r.Tool.Version,
 		ToolCommit:     r.Tool.Commit,
 		Host:           r.Host,
+		Limits:         planLimits(r), // limits.go
 	}
 	for _, c := range r.Cells {
 		if _, seen := f.Effective[c.Name]; !seen && len(c.Effective) > 0 {
@@ -194,12 +198,6 @@ func (f *Fingerprint) Diff(o *Fingerprint) []Mismatch {
 		return nil
 	}
 	var out []Mismatch
-	if f.ServerFlavor != o.ServerFlavor {
-		out = append(out, Mismatch{Key: "server flavor", Base: f.ServerFlavor, New: o.ServerFlavor})
-	}
-	if f.ServerVersion != o.ServerVersion {
-		out = append(out, Mismatch{Key: "server version", Base: f.ServerVersion, New: o.ServerVersion})
-	}
 	for _, cell := range sortedKeys(f.Workload) {
 		nw, ok := o.Workload[cell]
 		if !ok {
@@ -221,25 +219,17 @@ func (f *Fingerprint) Diff(o *Fingerprint) []Mismatch {
 				add(k, b, n)
 			}
 		}
-		// Variables are compared where both runs read them back: a run
-		// without read-back (a cell that failed early) is not a difference.
-		be, ne := f.Effective[cell], o.Effective[cell]
-		if len(be) == 0 || len(ne) == 0 {
-			continue
-		}
-		for _, k := range unionKeys(be, ne) {
-			b, n := valueOr(be, k), valueOr(ne, k)
-			if b != n {
-				add("@@"+k, b, n)
-			}
-		}
 	}
 	return out
 }
 
-// EnvDiff lists the differences that deserve a warning but do not make the
-// runs incomparable: the manifest text (its cells are compared one by one
-// in Diff), the tool's version and commit, and the host.
+// EnvDiff lists what differs between the runs without changing what is
+// measured: the server (flavor, version, and every variable read back, per
+// cell: what users compare runs for, "what did this my.cnf change or this
+// version cost?"), the resource limits per cell (conditions, like the
+// variables), the manifest text (its cells are compared one by one in
+// Diff), the tool's version and commit, and the host. compare lists them
+// first and compares anyway.
 func (f *Fingerprint) EnvDiff(o *Fingerprint) []Mismatch {
 	if f == nil || o == nil {
 		return nil
@@ -248,6 +238,37 @@ func (f *Fingerprint) EnvDiff(o *Fingerprint) []Mismatch {
 	add := func(key, b, n string) {
 		if b != n {
 			out = append(out, Mismatch{Key: key, Base: b, New: n})
+		}
+	}
+	add("server flavor", f.ServerFlavor, o.ServerFlavor)
+	add("server version", f.ServerVersion, o.ServerVersion)
+	for _, cell := range sortedKeys(f.Effective) {
+		// Variables are compared where both runs read them back: a run
+		// without read-back (a cell that failed early) is not a difference.
+		be, ne := f.Effective[cell], o.Effective[cell]
+		if len(be) == 0 || len(ne) == 0 {
+			continue
+		}
+		for _, k := range unionKeys(be, ne) {
+			if b, n := valueOr(be, k), valueOr(ne, k); b != n {
+				out = append(out, Mismatch{Cell: cell, Key: cell + ": @@" + k, Base: b, New: n})
+			}
+		}
+	}
+	// Limits are conditions, like the variables: listed, compared anyway.
+	// Only cells both runs have; a cell without a limit is "none".
+	for _, cell := range unionKeys(f.Limits, o.Limits) {
+		_, inF := f.Workload[cell]
+		_, inO := o.Workload[cell]
+		b, n := f.Limits[cell], o.Limits[cell]
+		if b == "" {
+			b = "none"
+		}
+		if n == "" {
+			n = "none"
+		}
+		if inF && inO && b != n {
+			out = append(out, Mismatch{Cell: cell, Key: cell + ": limits", Base: b, New: n})
 		}
 	}
 	add("manifest sha256", f.ManifestSHA256, o.ManifestSHA256)

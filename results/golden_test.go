@@ -53,7 +53,7 @@ func goldenRun() *Run {
 		Experiment:    "golden",
 		Description:   "sync_binlog 1 against 0 at 1 and 4 threads (a fixture for the golden files).\n",
 		ManifestPath:  "manifests/golden.toml",
-		Manifest:      "[experiment]\nname = \"golden\"\n",
+		Manifest:      "[experiment]\nname = \"golden\"\nexpect = [\"sb1 < sb0\", \"sb0 > 5 * sb1\"]\n[workload]\nname = \"oltp_read_write\"\n[scenarios]\nsb1 = { sync_binlog = 1 }\nsb0 = { sync_binlog = 0 }\n[axes]\nthreads = [1, 4]\n",
 		ManifestHash:  "0000000000000000000000000000000000000000000000000000000000000000",
 		Baseline:      "sb1",
 		Columns:       []string{"sync_binlog", "threads"},
@@ -151,11 +151,12 @@ func goldenRun() *Run {
 		avg := float64(f.threads) * 1000 / float64(f.tps)
 		res.Latency = oltp.Latency{Min: avg / 4, Avg: avg, Max: 9 * avg, P50: avg, P95: 1.6 * avg, P99: 2.4 * avg, P999: 5 * avg}
 		c.Result = res
+		Observe(&c, metrics)
 		c.Growth = &Growth{RowsBefore: 20000, RowsAfter: 20000, RowsExact: true,
 			BytesBefore: 5 << 20, BytesAfter: 5<<20 + int64(f.threads)<<16, MaxIDBefore: 10000, MaxIDAfter: 10000}
 		if f.scenario == "sb1" {
 			c.Waits = []observe.WaitEvent{
-				{Event: "wait/io/file/sql/binlog", Count: 4100 * int64(f.threads), Seconds: 1.234 * float64(f.threads)},
+				{Event: "wait/io/file/sql/binlog", Count: 4100 * int64(f.threads), Seconds: 1.234 * float64(f.threads), MaxSeconds: 0.0113, MaxInCell: true},
 				{Event: "wait/io/file/innodb/innodb_log_file", Count: 8200, Seconds: 0.456},
 			}
 		}
@@ -183,6 +184,7 @@ func writeGoldenRun(t *testing.T, dir string) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	cells := r.Cells
 	r.Cells = nil
 	if err := w.WriteRun(r); err != nil {

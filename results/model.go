@@ -73,8 +73,10 @@ type Run struct {
 	Host         Host               `json:"host"`
 	Cells        []Cell             `json:"cells"`
 	Notes        []string           `json:"notes,omitempty"`
-	Variables    map[string]string  `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
-	Fingerprint  *Fingerprint       `json:"fingerprint,omitempty"`
+	// Time is where the run's wall time went (timing.go).
+	Time        *TimeSplit        `json:"time,omitempty"`
+	Variables   map[string]string `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
+	Fingerprint *Fingerprint      `json:"fingerprint,omitempty"`
 }
 
 // Cell is the outcome of one cell run.
@@ -89,6 +91,9 @@ type Cell struct {
 
 	Started     time.Time `json:"started"`
 	WallSeconds float64   `json:"wall_seconds"`
+	// ServerSeconds is the time spent starting and restarting the server
+	// for this cell.
+	ServerSeconds float64 `json:"server_seconds,omitempty"`
 	// What the runner had to do before measuring: Change in the plan's
 	// terms (its Cost is comparable with the plan's), Restarted whether the
 	// server was (re)started for any reason, a recovery included.
@@ -122,6 +127,10 @@ type Cell struct {
 	// ServerLogLines is what the server wrote to its error log during the
 	// cell (at most the last 200 lines).
 	ServerLogLines string `json:"server_log_lines,omitempty"`
+	// Limits are the resource limits the cell ran under, read back, and
+	// DiskCheck what a disk limit delivered (issue 15: runner/limits.go).
+	Limits    *server.LimitsInForce `json:"limits,omitempty"`
+	DiskCheck *server.DiskCheck     `json:"disk_check,omitempty"`
 
 	// What the observers saw: table growth, stalls (and the sampled
 	// metrics that moved at their onsets), performance_schema waits.
@@ -133,6 +142,17 @@ type Cell struct {
 	// the [inject] section caused.
 	Injected     []float64 `json:"injected,omitempty"`
 	ObserveNotes []string  `json:"observe_notes,omitempty"`
+	// Detector is the stall detector against the injected onsets.
+	Detector *observe.OnsetMatch `json:"detector,omitempty"`
+	// Mechanism holds the per-transaction and device figures of the
+	// measured window (keys: MechanismColumns; a figure without data is
+	// absent), Contention what other processes did meanwhile.
+	Mechanism  map[string]float64  `json:"mechanism,omitempty"`
+	Contention *observe.Contention `json:"contention,omitempty"`
+	// QuietWaitSeconds is how long the cell waited for a quiet host
+	// (wait_quiet), QuietReached whether it got one.
+	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
+	QuietReached     bool    `json:"quiet_reached,omitempty"`
 
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with

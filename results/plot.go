@@ -447,6 +447,25 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	}
 
 	tpsP, latP := plot.New(), plot.New()
+	// The IO panels under them, when the sampler recorded fsyncs or the
+	// device: the mechanism next to the throughput.
+	var ioP, awP *plot.Plot
+	for _, cr := range runs {
+		for _, p := range cr.points {
+			if !math.IsNaN(fsyncsOf(p)) && ioP == nil {
+				ioP = plot.New()
+			}
+			if _, ok := p.Metrics["disk_await_ms"]; ok && awP == nil {
+				awP = plot.New()
+			}
+		}
+	}
+	panels := []*plot.Plot{tpsP, latP}
+	for _, p := range []*plot.Plot{ioP, awP} {
+		if p != nil {
+			panels = append(panels, p)
+		}
+	}
 	maxT, maxTPS, warmEnd := 0.0, 0.0, 0.0
 	minLat, maxLat := math.Inf(1), 0.0
 	for _, cr := range runs {
@@ -472,8 +491,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	var warmBand *bands
 	if warmEnd > 0 {
 		warmBand = &bands{spans: [][2]float64{{0, warmEnd}}, color: warmupShade}
-		tpsP.Add(warmBand)
-		latP.Add(warmBand)
+		for _, p := range panels {
+			p.Add(warmBand)
+		}
 	}
 	var stallColors stripes
 	stalled := map[color.RGBA]bool{}
@@ -491,10 +511,11 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			a = 0x20
 		}
 		b := &bands{spans: spans, color: withAlpha(pal.color(cr.cell), a)}
-		tpsP.Add(b)
-		latP.Add(b)
+		for _, p := range panels {
+			p.Add(b)
+		}
 	}
-	for _, p := range []*plot.Plot{tpsP, latP} {
+	for _, p := range panels {
 		gr := plotter.NewGrid()
 		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
 		p.Add(gr)
@@ -509,10 +530,11 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			width = vg.Points(repeatWidth)
 		}
 		var thumb plot.Thumbnailer
-		for _, panel := range []struct {
+		type panelValue struct {
 			p     *plot.Plot
 			value func(IntervalPoint) float64
-		}{
+		}
+		pvs := []panelValue{
 			{tpsP, func(p IntervalPoint) float64 { return p.TPS }},
 			{latP, func(p IntervalPoint) float64 {
 				if !(p.TPS > 0) || !(p.P95 > 0) {
@@ -520,7 +542,19 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 				}
 				return p.P95
 			}},
-		} {
+		}
+		if ioP != nil {
+			pvs = append(pvs, panelValue{ioP, fsyncsOf})
+		}
+		if awP != nil {
+			pvs = append(pvs, panelValue{awP, func(p IntervalPoint) float64 {
+				if v, ok := p.Metrics["disk_await_ms"]; ok {
+					return v
+				}
+				return math.NaN()
+			}})
+		}
+		for _, panel := range pvs {
 			warm, run := segments(cr.points, panel.value)
 			for i, xys := range append(warm, run...) {
 				l, err := plotter.NewLine(xys)
@@ -584,6 +618,18 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	tpsP.Y.Min, tpsP.Y.Max = 0, math.Max(maxTPS*1.05, 1)
 	latP.Y.Label.Text = "p95 latency, ms"
 	latP.X.Label.Text = "seconds since the cell started (warm-up included)"
+	if ioP != nil {
+		ioP.Y.Label.Text = "fsyncs/s (data+redo+binlog)"
+		ioP.Y.Min = 0
+	}
+	if awP != nil {
+		awP.Y.Label.Text = "disk await, ms"
+		awP.Y.Min = 0
+	}
+	if len(panels) > 2 {
+		latP.X.Label.Text = ""
+		panels[len(panels)-1].X.Label.Text = "seconds since the cell started (warm-up included)"
+	}
 	if logLat {
 		latP.Y.Scale = plot.LogScale{}
 		latP.Y.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -592,9 +638,10 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	} else {
 		latP.Y.Min, latP.Y.Max = 0, math.Max(maxLat*1.05, 0.001)
 	}
-	tpsP.X.Tick.Marker = timeTicks{}
-	latP.X.Tick.Marker = timeTicks{labels: true}
-	for _, p := range []*plot.Plot{tpsP, latP} {
+	for i, p := range panels {
+		p.X.Tick.Marker = timeTicks{labels: i == len(panels)-1}
+	}
+	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, maxT
 		restyle(&p.X.Label.TextStyle, 11, textColor)
 		restyle(&p.Y.Label.TextStyle, 11, textColor)
@@ -614,7 +661,18 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	if len(stallColors) > 0 {
 		caption += " Stalls found in the measured window shaded."
 	}
-	return renderFigure(seriesWidth, seriesHeight, title, caption, [][]*plot.Plot{{tpsP}, {latP}}, legend)
+	if len(panels) > 2 {
+		caption += " Below: fsyncs per second (InnoDB's, the redo log's where counted apart, the binary log's) and the datadir device's await."
+	}
+	rows := make([][]*plot.Plot, len(panels))
+	for i, p := range panels {
+		rows[i] = []*plot.Plot{p}
+	}
+	height := seriesHeight
+	if len(panels) > 2 {
+		height = seriesHeight * vg.Length(len(panels)) / 2 * 0.8
+	}
+	return renderFigure(seriesWidth, height, title, caption, rows, legend)
 }
 
 // stripes is a legend swatch of vertical stripes, one per colour.
@@ -860,4 +918,20 @@ func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, label)
 	}
+}
+
+// fsyncsOf is an interval's fsyncs per second: InnoDB's (data_fsyncs_s,
+// the redo log's included on MariaDB), the redo log's where counted apart
+// (MySQL) and the binary log's; NaN when none was sampled.
+func fsyncsOf(p IntervalPoint) float64 {
+	sum, any := 0.0, false
+	for _, k := range []string{"data_fsyncs_s", "redo_fsyncs_s", "binlog_fsyncs_s"} {
+		if v, ok := p.Metrics[k]; ok {
+			sum, any = sum+v, true
+		}
+	}
+	if !any {
+		return math.NaN()
+	}
+	return sum
 }

@@ -66,7 +66,7 @@ func writePlotsSection(w io.Writer, r *Run) {
 	for _, s := range r.Summaries() {
 		repeated = repeated || s.Runs > 1
 	}
-	fmt.Fprintf(w, "Over time: tps (top) and p95 latency (bottom) per second since each cell started; ")
+	fmt.Fprintf(w, "Over time: tps (top) and p95 latency per second since each cell started, and below them, when sampled, fsyncs per second and the device's await; ")
 	if repeated {
 		fmt.Fprintf(w, "every repeat is drawn, the first thick and later ones thin in the same colour; ")
 	}

@@ -26,6 +26,7 @@ func writeTestRun(t *testing.T, dir string) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	r := &Run{Experiment: "report-test", Baseline: "a", Columns: []string{"threads"}, MetricColumns: metrics,
 		Status: StatusFinished, Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	r.Finished = r.Started.Add(time.Minute)

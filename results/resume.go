@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 )
 
@@ -18,7 +19,16 @@ func RunKey(name string, repeat int) string { return name + "#" + strconv.Itoa(r
 // is the record of what finished: rows in cells.csv or intervals.csv that it
 // does not list (a cell that was being written when the run died, or a half
 // row) are removed; the rows of finished cells are kept byte for byte.
-func Reopen(dir string, stored *Run) (*Writer, error) {
+func Reopen(dir string, stored *Run) (_ *Writer, err error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Close()
+		}
+	}()
 	done := map[string]bool{}
 	for _, c := range stored.Cells {
 		done[RunKey(c.Name, c.Repeat)] = true
@@ -35,17 +45,66 @@ func Reopen(dir string, stored *Run) (*Writer, error) {
 		if repeatCol < 0 {
 			repeatCol = indexOf(f.header, "repeat")
 		}
-		if err := filterRows(filepath.Join(dir, f.name), f.header, func(rec []string) bool {
+		// The rows run.json says each finished cell run has.
+		want := map[string][][]string{}
+		for i := range stored.Cells {
+			c := &stored.Cells[i]
+			if f.name == CellsFile {
+				want[RunKey(c.Name, c.Repeat)] = [][]string{CellRow(c, stored.Columns)}
+			} else {
+				want[RunKey(c.Name, c.Repeat)] = IntervalRows(c, len(stored.MetricColumns))
+			}
+		}
+		keyOf := func(rec []string) (string, bool) {
 			if len(rec) != len(f.header) {
-				return false
+				return "", false
 			}
 			n, err := strconv.Atoi(rec[repeatCol])
-			return err == nil && done[RunKey(rec[f.cellCol], n)]
+			key := RunKey(rec[f.cellCol], n)
+			return key, err == nil && done[key]
+		}
+		path := filepath.Join(dir, f.name)
+		have := map[string]int{}
+		if err := filterRows(path, f.header, func(rec []string) bool {
+			key, ok := keyOf(rec)
+			if ok {
+				have[key]++
+			}
+			return ok
 		}); err != nil {
 			return nil, err
 		}
+		// A finished cell run with rows lost (a file cut short, or edited)
+		// is written again from run.json, which has all of it.
+		var redo []string
+		for key, rows := range want {
+			if have[key] != len(rows) {
+				redo = append(redo, key)
+			}
+		}
+		if len(redo) == 0 {
+			continue
+		}
+		sort.Strings(redo)
+		bad := map[string]bool{}
+		for _, k := range redo {
+			bad[k] = true
+		}
+		if err := filterRows(path, f.header, func(rec []string) bool {
+			key, _ := keyOf(rec)
+			return !bad[key]
+		}); err != nil {
+			return nil, err
+		}
+		var rows [][]string
+		for _, k := range redo {
+			rows = append(rows, want[k]...)
+		}
+		if err := appendSync(path, csvBytes(rows)); err != nil {
+			return nil, err
+		}
 	}
-	return &Writer{Dir: dir, columns: stored.Columns, metrics: stored.MetricColumns}, nil
+	return &Writer{Dir: dir, columns: stored.Columns, metrics: stored.MetricColumns, lock: lock}, nil
 }
 
 func indexOf(xs []string, x string) int {

@@ -81,7 +81,11 @@ func ciHalfWidthPct(mi MedianInterval) float64 {
 
 // CellStatsRows returns the header and rows of the repeat-spread table.
 func CellStatsRows(r *Run) ([]string, [][]string) {
-	header := []string{"cell", "n", "median tps", "95% CI", "CoV", "noisy"}
+	header := []string{"cell", "n", "median tps", "95% CI", "CoV", "noisy", "trend over repeats"}
+	trends := map[string]Trend{}
+	for _, t := range cellTrends(r) {
+		trends[t.Name] = t.Trend
+	}
 	var rows [][]string
 	for _, s := range CellStats(r) {
 		n := fmt.Sprintf("%d", s.N)
@@ -101,6 +105,7 @@ func CellStatsRows(r *Run) ([]string, [][]string) {
 		if s.Noisy {
 			row[5] = "yes: " + s.Why
 		}
+		row = append(row, trendText(trends[s.Name]))
 		rows = append(rows, row)
 	}
 	return header, rows
@@ -115,7 +120,25 @@ func WriteCellStats(w io.Writer, r *Run) error {
 	}
 	_, err := fmt.Fprintf(w, "\nmedian tps over the successful repeats with its distribution-free 95%% confidence interval "+
 		"(needs ≥%d repeats); CoV is the standard deviation in percent of the mean; "+
-		"a cell is noisy when the CoV or the interval's reach exceeds %g%% of the median.\n",
+		"a cell is noisy when the CoV or the interval's reach exceeds %g%% of the median. "+
+		"The trend is the Mann-Kendall test of tps against the order the repeats ran in (Kendall's τ and the two-sided p; "+
+		"flagged at p < 0.05, which needs ≥5 repeats): a rise or fall there is an order effect such as warm-up, not noise.\n",
 		MinSamplesForCI(Confidence), NoisyPct)
 	return err
+}
+
+// trendText is the repeats table's trend cell: "-" below 3 repeats, else
+// τ and p, flagged when significant.
+func trendText(t Trend) string {
+	if t.N < 3 {
+		return "-"
+	}
+	s := fmt.Sprintf("τ=%+.2f p=%s", t.Tau, formatP(t.P))
+	if t.P < DefaultAlpha {
+		if t.S > 0 {
+			return "**rising** " + s
+		}
+		return "**falling** " + s
+	}
+	return s
 }

@@ -107,7 +107,9 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	if !r.Finished.IsZero() {
 		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e9))
 	}
-	fmt.Fprintf(w, ".\n\n## Environment\n\n")
+	fmt.Fprintf(w, ".\n\n")
+	WriteConclusion(w, r)
+	fmt.Fprintf(w, "## Environment\n\n")
 	fmt.Fprintf(w, "| | |\n|---|---|\n")
 	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
 	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
@@ -123,6 +125,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 		}
 		fmt.Fprintf(w, "| server config | %s |\n", strings.Join(cfg, ", "))
 	}
+	writeLimitsEnv(w, r) // limits.go
 	if len(r.Plan) > 0 {
 		o := r.Plan[0].Workload
 		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
@@ -136,6 +139,9 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
 		"with repeats, each figure is the median over the successful repeats.\n")
 	if err := writePivot(w, r); err != nil {
+		return err
+	}
+	if err := writeMechanism(w, r); err != nil {
 		return err
 	}
 	repeated := false
@@ -308,10 +314,15 @@ func writeExplain(w io.Writer, r *Run) {
 				}
 				fmt.Fprintf(w, "; at the onsets: %s", strings.Join(ev, ", "))
 			}
-			if len(c.Injected) > 0 {
+			if c.Detector != nil {
+				fmt.Fprintf(w, "; %s", c.Detector.Text)
+			} else if len(c.Injected) > 0 {
 				fmt.Fprintf(w, " (%d injected)", len(c.Injected))
 			}
 			fmt.Fprintln(w)
+		}
+		if ct := c.Contention; ct != nil && ct.Contended {
+			fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
 		}
 		if g := c.Growth; g != nil {
 			how := "estimated"
@@ -327,9 +338,9 @@ func writeExplain(w io.Writer, r *Run) {
 				if i == 5 {
 					break
 				}
-				ws = append(ws, fmt.Sprintf("%s %.3f s (%d)", e.Event, e.Seconds, e.Count))
+				ws = append(ws, waitText(e))
 			}
-			fmt.Fprintf(w, "- top waits (performance_schema): %s\n", strings.Join(ws, "; "))
+			fmt.Fprintf(w, "- top waits (performance_schema; total, count, average, longest): %s\n", strings.Join(ws, "; "))
 		}
 		fmt.Fprintln(w)
 	}

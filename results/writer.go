@@ -30,6 +30,7 @@ type Writer struct {
 	Dir     string
 	columns []string
 	metrics []string
+	lock    *os.File // LockFile, held until Close
 }
 
 // CellColumns returns the header of cells.csv for the given varying
@@ -37,8 +38,12 @@ type Writer struct {
 func CellColumns(params []string) []string {
 	h := []string{"cell", "scenario"}
 	h = append(h, params...)
-	return append(h, "repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
+	h = append(h, "repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
 		"errors", "reconnects", "events", "seconds", "rows_delta", "stall_count", "stall_seconds", "stall_period_s", "error")
+	// Added later, at the end so the positions above hold: the mechanism
+	// (mechanism.go) and the contention flag.
+	h = append(h, MechanismColumns...)
+	return append(h, "contended")
 }
 
 // IntervalColumns is the header of intervals.csv.
@@ -56,7 +61,16 @@ func Create(dir string, params, metrics []string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
-	w := &Writer{Dir: dir, columns: params, metrics: metrics}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, RunFile)); err == nil {
+		// Another run got here first, between the caller's check and now.
+		lock.Close()
+		return nil, &BusyError{Dir: dir}
+	}
+	w := &Writer{Dir: dir, columns: params, metrics: metrics, lock: lock}
 	if err := writeFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
 		return nil, err
 	}
@@ -103,7 +117,23 @@ func CellRow(c *Cell, params []string) []string {
 		row = append(row, "", "", "")
 	}
 	// One line per row, so that a resumed run can check rows line by line.
-	return append(row, strings.Join(strings.Fields(c.Error), " "))
+	row = append(row, strings.Join(strings.Fields(c.Error), " "))
+	for _, k := range MechanismColumns {
+		if v, ok := c.Mechanism[k]; ok {
+			row = append(row, strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64))
+		} else {
+			row = append(row, "")
+		}
+	}
+	switch {
+	case c.Contention == nil:
+		row = append(row, "")
+	case c.Contention.Contended:
+		row = append(row, "yes")
+	default:
+		row = append(row, "no")
+	}
+	return row
 }
 
 // IntervalRows renders a cell's intervals as intervals.csv rows, with

@@ -14,6 +14,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -72,8 +73,13 @@ func (r *Runner) alive() bool {
 func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell {
 	res := &results.Cell{Name: c.Name, Index: c.Index, Scenario: c.Scenario, Params: c.Params, Repeat: c.Repeat,
 		Started: time.Now(), Workload: c.Workload}
-	defer func() { res.WallSeconds = time.Since(res.Started).Seconds() }()
+	serverBefore := r.serverTime
+	defer func() {
+		res.WallSeconds = time.Since(res.Started).Seconds()
+		res.ServerSeconds = (r.serverTime - serverBefore).Seconds()
+	}()
 	defer func() { res.Change = r.did(c, res) }()
+	defer r.useWorkloadFor(c)() // slap.go: a slap cell runs on Slap
 	err := r.ensureServer(ctx, c, res)
 	if err == nil {
 		if lr, ok := r.srv.(server.LogReader); ok {
@@ -81,6 +87,12 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 			defer func() { res.ServerLogLines = lr.LogFrom(off) }()
 		}
 		err = r.prepareCell(ctx, c, res)
+	}
+	if err == nil {
+		var unpin func()
+		if unpin, err = r.applyLimits(ctx, c, res); unpin != nil {
+			defer unpin()
+		}
 	}
 	if err == nil {
 		err = r.measure(ctx, c, res)
@@ -143,15 +155,23 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	}
 	if c.Policy.Cold && !res.Restarted && c.Index > 0 {
 		fmt.Fprintf(r.log, "    restart for a cold start\n")
-		if err := r.srv.Restart(ctx, r.srv.Startup()); err != nil {
+		if err := r.restart(ctx, r.srv.Startup()); err != nil {
 			return fmt.Errorf("cold restart: %w", err)
 		}
 		res.Restarted = true
 	}
 	res.Change.Cold = c.Policy.Cold && !res.Change.Start
-	// Data before SET GLOBAL: a snapshot restore restarts the server.
+	// The cell's globals are set before the data is loaded (prepare may
+	// need them: max_connections for many loader threads) and again after
+	// it, since a snapshot restore restarts the server.
+	if err := r.configure(ctx, c, res); err != nil {
+		return err
+	}
 	if err := r.ensureData(ctx, c.Workload, res); err != nil {
 		return fmt.Errorf("prepare: %w", err)
+	}
+	if res.Data != "restored" {
+		return nil
 	}
 	return r.configure(ctx, c, res)
 }
@@ -186,6 +206,14 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 		if err := r.drain(ctx, c, res); err != nil {
 			return fmt.Errorf("drain: %w", err)
 		}
+	}
+	if lim := r.m.WaitQuiet; lim > 0 {
+		pid := 0
+		if p, ok := r.srv.(server.ProcessOwner); ok {
+			pid = p.PID()
+		}
+		waited, quiet := observe.WaitQuiet(ctx, lim, pid)
+		res.QuietWaitSeconds, res.QuietReached = waited.Seconds(), quiet
 	}
 	var intervals []oltp.Interval
 	var offset time.Duration
@@ -247,7 +275,7 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 func (r *Runner) recover(ctx context.Context) {
 	r.loaded = ""
 	fmt.Fprintf(r.log, "    the server is not running; restarting it\n")
-	if err := r.srv.Restart(ctx, r.srv.Startup()); err != nil {
+	if err := r.restart(ctx, r.srv.Startup()); err != nil {
 		fmt.Fprintf(r.log, "    restart failed: %v\n", err)
 	}
 }
@@ -264,7 +292,7 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 	res.Change.Restart = experiment.StartChanges(params(r.srv.Startup()), params(want), r.needsRestart)
 	r.cfg.Progress.Phase("restart")
 	fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
-	if err := r.srv.Restart(ctx, want); err != nil {
+	if err := r.restart(ctx, want); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
 	res.Restarted = true
@@ -368,6 +396,11 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 	}
 	res.Data = "loaded"
 	r.setLoaded(key, o)
+	if b, ok := r.srv.(server.Borrowed); ok {
+		if err := b.Claim(ctx, r.schema, oltp.TableNames(o)); err != nil {
+			return err
+		}
+	}
 	if canSnap && !oltp.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows {
 		fmt.Fprintf(r.log, "    save a snapshot of the loaded data\n")
 		if err := snap.Snapshot(ctx, key); err != nil {
@@ -525,4 +558,11 @@ func params(s []server.Setting) []experiment.Param {
 		out[i] = experiment.Param{Name: x.Name, Value: x.Value}
 	}
 	return out
+}
+
+// restart restarts the server, counting the time as the server's.
+func (r *Runner) restart(ctx context.Context, startup []server.Setting) error {
+	start := time.Now()
+	defer func() { r.serverTime += time.Since(start) }()
+	return r.srv.Restart(ctx, startup)
 }

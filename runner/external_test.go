@@ -163,10 +163,60 @@ func TestExternalRefusals(t *testing.T) {
 	if got := global(t, root, "sync_binlog"); got != before {
 		t.Fatalf("sync_binlog %q after the runs, was %q", got, before)
 	}
+	// Someone's own sbtest1 (not a sysbench table at all) in an otherwise
+	// empty schema: refused by name, with or without Force, and untouched.
+	if _, err := root.Exec("CREATE DATABASE theirs"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Exec("CREATE TABLE theirs.sbtest1 (id INT PRIMARY KEY, secret VARCHAR(20))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Exec("INSERT INTO theirs.sbtest1 VALUES (1, 'keep me')"); err != nil {
+		t.Fatal(err)
+	}
+	theirs := planExternal(t, dsn, strings.Replace(externalManifest, "%s", "theirs", 1))
+	for _, force := range []bool{false, true} {
+		_, err = Run(context.Background(), theirs, Config{OutDir: t.TempDir(), Start: externalStart(dsn), Force: force})
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "sbtest1 (not created by benchmatrix)") {
+			t.Fatalf("foreign sbtest1 (force %v): got %v", force, err)
+		}
+	}
+	var secret string
+	if err := root.QueryRow("SELECT secret FROM theirs.sbtest1 WHERE id = 1").Scan(&secret); err != nil || secret != "keep me" {
+		t.Fatalf("their sbtest1 was changed: %q %v", secret, err)
+	}
+	// Tables benchmatrix created itself are known again by the next run.
+	if _, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: externalStart(dsn), Force: true}); err != nil {
+		t.Fatalf("second run on its own tables: %v", err)
+	}
 	// A wrong password: the server's message, never the password.
 	bad := strings.Replace(dsn, extPassword, "wrong-"+extPassword[:5], 1)
 	_, err = Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: externalStart(bad)})
 	if err == nil || !strings.Contains(err.Error(), "Access denied") || strings.Contains(err.Error(), "wrong-") {
 		t.Fatalf("wrong password: %v", err)
 	}
+}
+
+// A password written in the manifest's [server] dsn reaches no file: the
+// manifest text in run.json is stored without it.
+func TestExternalPasswordInManifestNotStored(t *testing.T) {
+	_, dsn := externalTarget(t)
+	src := strings.Replace(strings.Replace(externalManifest, "%s", "sbtest", 1),
+		`provider = "external"`, "provider = \"external\"\ndsn = \""+dsn+"sbtest\"", 1)
+	dir := t.TempDir()
+	run, err := Run(context.Background(), planFrom(t, src), Config{OutDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(run.Manifest, "dsn = \"bench@tcp(") {
+		t.Fatalf("stored manifest text: %s", run.Manifest)
+	}
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(extPassword)) {
+				t.Errorf("password in %s", p)
+			}
+		}
+		return nil
+	})
 }

@@ -292,6 +292,8 @@ func (m *memSink) AppendCell(c *results.Cell) error {
 	return nil
 }
 
+func (m *memSink) Close() error { return nil }
+
 func (m *memSink) WriteSummary(*results.Run) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -244,3 +244,25 @@ func TestUnknownVariableRefused(t *testing.T) {
 		t.Fatalf("err %v, runs %v", err, rig.wl.runs)
 	}
 }
+
+// The run accounts for its own wall time: server starts, data, drain,
+// warm-up, measurement and the rest add up to the wall time.
+func TestRunAccountsForItsTime(t *testing.T) {
+	t.Parallel()
+	rig := newFakeRig()
+	plan := fakePlan(t, fakeHead+"repeats = 2\n[workload]\nname = \"oltp_read_only\"\ntable_size = 1000\n[axes]\ninnodb_doublewrite = [\"ON\", \"OFF\"]\n")
+	run, err := Run(context.Background(), plan, rig.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := run.Time
+	if tm == nil || tm.MeasuredSeconds != 8 || tm.WallSeconds <= 0 {
+		t.Fatalf("time split %+v", tm)
+	}
+	sum := tm.ServerSeconds + tm.DataSeconds + tm.DrainSeconds + tm.PrewarmSeconds + tm.WarmupSeconds + tm.MeasuredSeconds + tm.OtherSeconds
+	// The fake measures 2 s windows in no time: the "measured" part exceeds
+	// the wall time, and the rest is clamped at 0.
+	if tm.OtherSeconds != 0 || sum < tm.MeasuredSeconds {
+		t.Fatalf("split does not add up: %+v", tm)
+	}
+}

@@ -66,7 +66,11 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 				pid = p.PID()
 			}
 			info := r.srv.Info()
-			w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid})
+			var cg server.CgroupPaths // the server's own cgroup: cg_* columns
+			if l, ok := r.srv.(server.Limiter); ok {
+				cg, _ = l.Cgroup()
+			}
+			w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid, Cgroup: cg})
 			if err != nil {
 				sdb.Close()
 				res.ObserveNotes = append(res.ObserveNotes, "sampler: "+err.Error())
@@ -133,12 +137,33 @@ func (w *watch) stop(ctx context.Context) {
 		}
 	}
 	if len(tps) > 0 {
-		rep := observe.DetectStalls(tps, time.Second, observe.StallOptions{})
+		rep := observe.DetectStalls(tps, time.Second, observe.StallOptions{Fraction: w.r.m.StallThreshold})
 		res.Stalls = &rep
 		if len(runRows) == len(tps) {
 			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
 		}
+		if w.inj != nil {
+			// Onsets on the cell's clock: the start of the episode's first
+			// measured interval.
+			var run []oltp.Interval
+			for _, iv := range res.Intervals {
+				if iv.Phase == oltp.PhaseRun && iv.Seconds() > 0 {
+					run = append(run, iv)
+				}
+			}
+			var detected []float64
+			for _, ep := range rep.Episodes {
+				if ep.Start < len(run) {
+					detected = append(detected, run[ep.Start].Start.Seconds())
+				}
+			}
+			if len(run) > 0 {
+				m := observe.MatchOnsets(detected, res.Injected, run[0].Start.Seconds(), run[len(run)-1].End.Seconds())
+				res.Detector = &m
+			}
+		}
 	}
+	results.Observe(res, observe.Columns())
 	if ws, err := observe.Waits(ctx, w.db); err == nil {
 		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
 	}

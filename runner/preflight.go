@@ -10,6 +10,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/server"
 )
 
 // ownConnections is how many connections benchmatrix itself may hold
@@ -34,9 +35,15 @@ func (r *Runner) checkConnections(vars map[string]string) error {
 			}
 		}
 		if need := c.Workload.Threads + ownConnections; need > limit {
+			where := "in [server.config] or the scenario"
+			if _, borrowed := r.srv.(server.Borrowed); borrowed {
+				// Startup values of a server benchmatrix does not own are
+				// only verified; a scenario or axis value is SET GLOBAL.
+				where = "as a scenario or axis value, which benchmatrix sets and puts back"
+			}
 			return &UsageError{Msg: fmt.Sprintf("cell %s: threads = %d needs %d connections (%d for benchmatrix itself), "+
-				"but max_connections is %d; raise max_connections (e.g. in [server.config] or the scenario) or use fewer threads",
-				c.Name, c.Workload.Threads, need, ownConnections, limit)}
+				"but max_connections is %d; raise max_connections (%s, e.g. max_connections = %d) or use fewer threads",
+				c.Name, c.Workload.Threads, need, ownConnections, limit, where, need+10)}
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,12 +32,26 @@ name = "oltp_point_select"
 [scenarios]
 a = { sync_binlogg = 1 }
 `, "unknown server variable(s) sync_binlogg"},
+		{"[inject] SQL the server refuses", `
+[workload]
+name = "oltp_point_select"
+[inject]
+every = "5s"
+hold = "1s"
+sql = "FLUSH TABLEZ WITH READ LOCK"
+`, `[inject] sql "FLUSH TABLEZ WITH READ LOCK": Error 1064`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Run(context.Background(), planFrom(t, c.src), Config{OutDir: t.TempDir(), Start: sandboxStart})
+			out := filepath.Join(t.TempDir(), "r")
+			_, err := Run(context.Background(), planFrom(t, c.src), Config{OutDir: out, Start: sandboxStart})
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want a UsageError mentioning %q", err, c.want)
+			}
+			// Refused before the first cell: no results directory that would
+			// block the corrected run on the same -o.
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("the refused run left %s (%v)", out, err)
 			}
 			if left := ourServers(t); len(left) > 0 {
 				t.Fatalf("servers left: %v", left)

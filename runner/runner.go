@@ -42,7 +42,8 @@ type Workload interface {
 // StartSpec is what a new server must be.
 type StartSpec struct {
 	Startup []server.Setting
-	Image   string // Docker image, for provider docker
+	Image   string           // Docker image, for provider docker
+	Limits  catalog.LimitSet // the first cell's resource limits (limits.go)
 }
 
 // StartFunc starts (or connects to) a server.
@@ -55,6 +56,8 @@ type Sink interface {
 	WriteRun(run *results.Run) error
 	AppendCell(c *results.Cell) error
 	WriteSummary(run *results.Run) error
+	// Close releases the sink (a results directory's lock).
+	Close() error
 }
 
 var _ Sink = (*results.Writer)(nil)
@@ -63,7 +66,7 @@ var _ Sink = (*results.Writer)(nil)
 func Opener(spec experiment.ServerSpec) StartFunc {
 	return func(ctx context.Context, s StartSpec) (server.Server, error) {
 		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
-			Image: s.Image, DSN: spec.DSN, Startup: s.Startup})
+			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits})
 	}
 }
 
@@ -104,14 +107,17 @@ type Runner struct {
 	m    *experiment.Manifest
 	log  io.Writer
 
-	srv        server.Server
-	flavor     catalog.Flavor
-	fresh      bool   // the server was started for the next cell
+	srv    server.Server
+	flavor catalog.Flavor
+	fresh  bool // the server was started for the next cell
+	// serverTime is the time spent starting and restarting servers.
+	serverTime time.Duration
 	image      string // the running server's image (docker)
 	schema     string
 	loaded     string        // data key of what is loaded, "" for nothing
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
+	lim        runnerLimits // resource limits in force (limits.go)
 }
 
 // DefaultGrace is how long a cell may run past its measured window before
@@ -164,15 +170,44 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 
 func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	run := r.newRecord()
-	w, done, err := r.openSink(run)
+	done, err := r.resumed(run)
 	if err != nil {
 		return nil, err
 	}
+	var todo []int
+	for i, c := range r.plan.Cells {
+		if !done[results.RunKey(c.Name, c.Repeat)] {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 0 {
+		// The results directory is made only once the server is up and
+		// the preflight checks passed: a run refused before its first cell
+		// leaves nothing that would block the corrected run.
+		if err := r.checkLimitSupport(); err != nil {
+			return run, err
+		}
+		if err := r.startServer(ctx, r.plan.Cells[todo[0]]); err != nil {
+			return run, err
+		}
+		defer func() { r.stopServer() }()
+		if err := r.preflight(ctx, run); err != nil {
+			return run, err
+		}
+	}
+	w, err := r.openSink(run)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
 	if err := w.WriteRun(run); err != nil {
 		return nil, err
 	}
+	firstStart := r.serverTime // before the first cell
 	defer func() {
 		run.Finished = time.Now()
+		split := results.Accounting(run, firstStart.Seconds())
+		run.Time = &split
 		run.Fingerprint = results.ComputeFingerprint(run)
 		switch {
 		case ctx.Err() != nil:
@@ -190,26 +225,9 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 			err = werr
 		}
 	}()
-
-	var todo []int
-	for i, c := range r.plan.Cells {
-		if !done[results.RunKey(c.Name, c.Repeat)] {
-			todo = append(todo, i)
-		}
-	}
 	if len(todo) == 0 {
 		fmt.Fprintf(r.log, "every cell run has finished already\n")
 		return run, nil
-	}
-	if err := r.startServer(ctx, r.plan.Cells[todo[0]]); err != nil {
-		return run, err
-	}
-	defer func() { r.stopServer() }()
-	if err := r.preflight(ctx, run); err != nil {
-		return run, err
-	}
-	if err := w.WriteRun(run); err != nil {
-		return run, err
 	}
 	return run, r.runCells(ctx, run, w, todo)
 }
@@ -241,44 +259,57 @@ func (r *Runner) newRecord() *results.Run {
 	}
 }
 
-// openSink is where the results go: the configured sink, a new results
-// directory, or the stored one of a resumed run, whose finished cell runs
-// are taken into run and returned as done.
-func (r *Runner) openSink(run *results.Run) (Sink, map[string]bool, error) {
+// resumed takes a resumed run's finished cell runs into run, after
+// checking that the stored run is of the same manifest and plan, and
+// returns them as done.
+func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 	done := map[string]bool{}
 	old := r.cfg.Resume
 	if old == nil {
-		if r.cfg.Sink != nil {
-			return r.cfg.Sink, done, nil
-		}
-		w, err := results.Create(r.cfg.OutDir, r.plan.Columns, run.MetricColumns)
-		return w, done, err
+		return done, nil
 	}
 	if old.ManifestHash != run.ManifestHash {
-		return nil, nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
+		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
 			r.cfg.OutDir, short(old.ManifestHash), short(run.ManifestHash))}
 	}
 	if !samePlan(old.Plan, r.plan.Cells) {
-		return nil, nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
+		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
 	}
 	run.Started = old.Started
 	run.Cells = old.Cells
+	// What the first run learnt of its server stays, whether or not a
+	// server is started again (a finished run resumed starts none).
+	run.Server, run.Host, run.Variables = old.Server, old.Host, old.Variables
 	run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
 		time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
 	for _, c := range old.Cells {
 		done[results.RunKey(c.Name, c.Repeat)] = true
 	}
+	return done, nil
+}
+
+// openSink is where the results go: the configured sink, a new results
+// directory, or the stored one of a resumed run.
+func (r *Runner) openSink(run *results.Run) (Sink, error) {
 	if r.cfg.Sink != nil {
-		return r.cfg.Sink, done, nil
+		return r.cfg.Sink, nil
 	}
-	w, err := results.Reopen(r.cfg.OutDir, old)
-	return w, done, err
+	if r.cfg.Resume != nil {
+		return results.Reopen(r.cfg.OutDir, r.cfg.Resume)
+	}
+	return results.Create(r.cfg.OutDir, r.plan.Columns, run.MetricColumns)
 }
 
 // preflight records the server and refuses, before the first cell, what
 // the server cannot do: restart-only values it cannot take, a schema with
 // foreign tables, unknown variables, too few connections, too little disk.
 func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
+	if b, ok := r.srv.(server.Borrowed); ok {
+		for _, note := range b.Recovered() {
+			fmt.Fprintf(r.log, "%s\n", note)
+			run.Notes = append(run.Notes, note)
+		}
+	}
 	info := r.srv.Info()
 	run.Server = info
 	run.Host = hostFacts(info.Datadir)
@@ -293,7 +324,26 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 	if err := r.checkSchema(ctx); err != nil {
 		return err
 	}
+	if err := r.checkInject(ctx); err != nil {
+		return err
+	}
 	return r.checkVariables(ctx, run)
+}
+
+// checkInject runs [inject]'s statements once, so that SQL the server
+// refuses is exit 2 before the first cell instead of a note in every one.
+func (r *Runner) checkInject(ctx context.Context) error {
+	in := r.m.Inject
+	if in == nil {
+		return nil
+	}
+	db := r.openDB(r.schema)
+	defer db.Close()
+	inj := observe.Injector{Every: in.Every, Hold: in.Hold, SQL: in.SQL, Release: in.Release}
+	if err := inj.Check(ctx, db); err != nil {
+		return &UsageError{Msg: fmt.Sprintf("%s: [inject] %v", r.m.Path, err)}
+	}
+	return nil
 }
 
 // runCells runs the cell runs not done yet, handing each to the sink
@@ -343,8 +393,15 @@ func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []
 // startServer starts (or connects to) the server the cell needs.
 func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	fmt.Fprintf(r.log, "starting %s server%s\n", r.m.Server.Provider, map[bool]string{true: " " + c.Image, false: ""}[c.Image != ""])
-	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image})
+	began := time.Now()
+	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits})
+	r.serverTime += time.Since(began)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted while starting: whatever the start said, it is
+			// the interrupt (exit 130), not a failure.
+			return fmt.Errorf("start server: %w", ctx.Err())
+		}
 		return fmt.Errorf("start server: %w", err)
 	}
 	r.srv, r.image, r.loaded, r.loadedOpts, r.fresh = srv, c.Image, "", nil, true
@@ -403,16 +460,29 @@ func (r *Runner) verifyStartup(ctx context.Context) error {
 // drops its own sbtestN tables, and will not load next to other data.
 func (r *Runner) checkSchema(ctx context.Context) error {
 	ft, ok := r.srv.(server.Borrowed)
-	if !ok || r.cfg.Force {
+	if !ok {
 		return nil
 	}
 	foreign, err := ft.ForeignTables(ctx, r.schema, workloadTableRE.MatchString)
 	if err != nil {
 		return err
 	}
-	if len(foreign) > 0 {
+	var same, other []string
+	for _, t := range foreign {
+		if workloadTableRE.MatchString(strings.Fields(t)[0]) {
+			same = append(same, t)
+		} else {
+			other = append(other, t)
+		}
+	}
+	if len(same) > 0 {
+		// Never over someone's table, --force or not: prepare would drop it.
+		return &UsageError{Msg: fmt.Sprintf("schema %s holds tables of the workload's names that benchmatrix did not create (%s); "+
+			"they are never used or dropped: give another [server] schema, or drop them yourself", r.schema, strings.Join(same, ", "))}
+	}
+	if len(other) > 0 && !r.cfg.Force {
 		return &UsageError{Msg: fmt.Sprintf("schema %s holds tables the workload does not define (%s); run with --force to prepare "+
-			"next to them (only sbtestN tables are ever created or dropped) or give another [server] schema", r.schema, strings.Join(foreign, ", "))}
+			"next to them (only sbtestN tables benchmatrix created are ever dropped) or give another [server] schema", r.schema, strings.Join(other, ", "))}
 	}
 	return nil
 }

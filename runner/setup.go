@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"benchmatrix/catalog"
@@ -88,14 +89,47 @@ func Setup(ctx context.Context, req Request) (*experiment.Plan, Config, error) {
 	if cfg.OutDir == "" {
 		cfg.OutDir = filepath.Join("runs", plan.Manifest.Name+"-"+time.Now().Format("20060102-150405"))
 	}
-	if _, err := os.Stat(filepath.Join(cfg.OutDir, results.RunFile)); err == nil && !req.Resume {
-		return nil, cfg, &UsageError{Msg: fmt.Sprintf("benchmatrix run: %s already holds a run; continue it with --resume, or give another -o", cfg.OutDir)}
+	if err := checkOutDir(cfg.OutDir, req.Resume); err != nil {
+		return nil, cfg, err
 	}
-	sweep := server.Spec{Provider: plan.Manifest.Server.Provider, TempDir: plan.Manifest.Server.TempDir}
+	sweep := server.Spec{Provider: plan.Manifest.Server.Provider, TempDir: plan.Manifest.Server.TempDir, Binary: plan.Manifest.Server.Binary}
+	if err := server.Check(sweep); err != nil {
+		return nil, cfg, err
+	}
 	server.Sweep(ctx, sweep, func(what string) {
 		if req.Notices != nil {
 			fmt.Fprintf(req.Notices, "removed %s, left by a benchmatrix process that no longer runs\n", what)
 		}
 	})
 	return plan, cfg, nil
+}
+
+// checkOutDir refuses a results directory that would lose something: one
+// that holds a run (unless resuming it), or an existing folder with other
+// files in it (its summary.md or cells.csv would be overwritten).
+func checkOutDir(dir string, resume bool) error {
+	_, err := os.Stat(filepath.Join(dir, results.RunFile))
+	switch {
+	case err == nil && !resume:
+		return &UsageError{Msg: fmt.Sprintf("benchmatrix run: %s already holds a run; continue it with --resume, or give another -o", dir)}
+	case err == nil:
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // not there yet (made when the run starts), or the writer will say
+	}
+	if len(entries) > 0 {
+		names := []string{}
+		for i, e := range entries {
+			if i == 3 {
+				names = append(names, "...")
+				break
+			}
+			names = append(names, e.Name())
+		}
+		return &UsageError{Msg: fmt.Sprintf("benchmatrix run: %s is not a results directory and not empty (%s); give a new or empty directory with -o",
+			dir, strings.Join(names, ", "))}
+	}
+	return nil
 }

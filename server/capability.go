@@ -23,11 +23,17 @@ type ProcessOwner interface{ PID() int }
 // Borrowed is catalog.RestoresGlobals: a server benchmatrix does not own.
 // It applies globals itself, to put each one back when it stops; it is
 // never restarted, so restart-only values must already be in effect; and
-// prepare refuses a schema with tables the workload does not define.
+// prepare refuses a schema with tables benchmatrix did not create.
 type Borrowed interface {
 	ApplyGlobals(ctx context.Context, settings []Setting) (map[string]string, error)
 	VerifyStartup(ctx context.Context, startup []Setting) error
 	ForeignTables(ctx context.Context, schema string, ours func(table string) bool) ([]string, error)
+	// Claim records tables benchmatrix created, so that a later run knows
+	// them from someone else's of the same name.
+	Claim(ctx context.Context, schema string, tables []string) error
+	// Recovered lists what connecting put back that a killed benchmatrix
+	// had left changed (its globals journal).
+	Recovered() []string
 }
 
 // Implements reports whether srv has the methods of capability c. Only the
@@ -49,6 +55,9 @@ func Implements(srv Server, c catalog.Capability) bool {
 	case catalog.RestoresGlobals:
 		_, ok := srv.(Borrowed)
 		return ok
+	case catalog.Limits:
+		_, ok := srv.(Limiter)
+		return ok
 	}
 	// Restarts and Images are behaviours of Server's own methods.
 	return true
@@ -61,11 +70,13 @@ var (
 		ProcessOwner
 		LogReader
 		Snapshotter
+		Limiter
 	} = (*Sandbox)(nil)
 	_ interface {
 		Server
 		Liveness
 		ProcessOwner
+		Limiter
 	} = (*Docker)(nil)
 	_ interface {
 		Server

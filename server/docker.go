@@ -44,6 +44,8 @@ type DockerConfig struct {
 	// ReadyTimeout bounds the wait for the first successful connection
 	// (default 2 minutes).
 	ReadyTimeout time.Duration
+	// Limits go into the container's HostConfig (limits_docker.go).
+	Limits catalog.LimitSet
 	// Tmpfs puts the datadir in memory (/dev/shm) instead of on disk
 	// (os.TempDir()). fsync is then nearly free, which cancels the
 	// sync_binlog and innodb_flush_log_at_trx_commit axes: use it only
@@ -94,10 +96,13 @@ type Docker struct {
 	flavor   Flavor
 	version  string
 	startup  []Setting
-	lastLogs string // log of the last removed container
+	lastLogs string  // log of the last removed container
+	reaper   *reaper // removes the container if benchmatrix dies (reaper.go)
 	stopped  bool
 	pidOf    string // the container pid belongs to; a restart makes a new one
 	pid      int    // host pid of its server, 0 if not visible from here
+
+	lim dockerLimits // resource limits (limits_docker.go)
 }
 
 var (
@@ -225,6 +230,10 @@ func StartDocker(ctx context.Context, cfg DockerConfig) (_ *Docker, err error) {
 	if err := d.prepareDir(img); err != nil {
 		return nil, err
 	}
+	d.lim.want = cfg.Limits.Server()
+	if err := d.findDevice(d.lim.want); err != nil {
+		return nil, err
+	}
 	if err := d.launch(ctx, cfg.Startup); err != nil {
 		return nil, err
 	}
@@ -285,12 +294,14 @@ func (d *Docker) launch(ctx context.Context, startup []Setting) error {
 		hc.AutoRemove = false // keep the logs until we have read them
 		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
 		hc.PortBindings = map[dc.Port][]dc.PortBinding{"3306/tcp": {{HostIP: bindIP}}}
+		d.hostLimits(hc)
 	})
 	if err != nil {
 		return hidePassword(fmt.Errorf("run docker image %s: %w", d.cfg.Image, err), d.password)
 	}
 	d.mu.Lock()
 	d.res = res
+	d.reaper = startReaper(res.Container.ID, d.dir) // reaper.go
 	d.mu.Unlock()
 	if err := d.waitReady(ctx); err != nil {
 		logs := d.containerLogs(30)
@@ -610,6 +621,7 @@ func (d *Docker) stopContainer(ctx context.Context, grace time.Duration) error {
 	if id == "" {
 		return nil
 	}
+	d.liftLimits()
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
 	var stopErr error
@@ -656,6 +668,8 @@ func (d *Docker) removeContainer(timeout time.Duration) error {
 	d.lastLogs = logs
 	if err == nil {
 		d.res = nil
+		d.reaper.stop()
+		d.reaper = nil
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -674,6 +688,10 @@ func (d *Docker) kill() {
 		_ = d.pool.Client.RemoveContainer(dc.RemoveContainerOptions{ID: id, Force: true, RemoveVolumes: true, Context: ctx})
 		cancel()
 	}
+	d.mu.Lock()
+	d.reaper.stop()
+	d.reaper = nil
+	d.mu.Unlock()
 	_ = os.RemoveAll(d.dir)
 	liveDockers.remove(d)
 }

@@ -47,7 +47,14 @@ type External struct {
 	order   []string               // names in the order of their first change
 	startup []Setting
 	closed  bool
+	// recovered says what ConnectExternal put back that a killed
+	// benchmatrix left changed (journal.go).
+	recovered []string
 }
+
+// Recovered implements Borrowed: what connecting put back that a killed
+// benchmatrix process had left changed on this server.
+func (e *External) Recovered() []string { return e.recovered }
 
 var _ Server = (*External)(nil)
 
@@ -101,6 +108,10 @@ func ConnectExternal(ctx context.Context, cfg ExternalConfig) (*External, error)
 	if e.flavor, e.ver, err = detectFlavor(pctx, e.db); err != nil {
 		e.db.Close()
 		return nil, e.wrap("connect", err)
+	}
+	if e.recovered, err = e.recoverJournals(ctx); err != nil {
+		e.db.Close()
+		return nil, err
 	}
 	liveExternals.add(e)
 	return e, nil
@@ -239,13 +250,16 @@ func (e *External) ApplyGlobals(ctx context.Context, settings []Setting) (map[st
 				return nil, e.wrap("apply", err)
 			}
 			before = v
+			// On disk before the change: a killed run's next one puts
+			// it back.
+			e.orig[name] = before
+			e.order = append(e.order, name)
+			if err := e.writeJournal(); err != nil {
+				return nil, e.wrap("journal the original of "+name, err)
+			}
 		}
 		if err := setGlobal(ctx, e.db, name, SQLValue(s.Value)); err != nil {
 			return nil, hidePassword(err, e.cfg.Passwd)
-		}
-		if !seen {
-			e.orig[name] = before
-			e.order = append(e.order, name)
 		}
 	}
 	eff, err := CheckGlobals(ctx, e.db, settings)
@@ -287,6 +301,9 @@ func (e *External) restoreLocked(ctx context.Context) error {
 	}
 	slices.Reverse(failed)
 	e.order = failed
+	if err := e.writeJournal(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return e.wrap("restore globals", errors.Join(errs...))
 	}
@@ -313,30 +330,88 @@ func (e *External) Stop(ctx context.Context) error {
 	return err
 }
 
-// ForeignTables lists the tables in schema that ours does not claim, so the
-// runner can refuse to load into a schema holding someone else's data.
-// A schema that does not exist has none.
+// LedgerTable is the table, in the workload's schema of an external server,
+// where benchmatrix records the tables it created, with their creation time:
+// a table of the workload's name that is not in it (or was created again
+// since) is someone else's, and is neither used nor dropped.
+const LedgerTable = "benchmatrix_tables"
+
+// ForeignTables lists the tables in schema that benchmatrix did not create:
+// those ours rejects by name, and those of our names that the ledger does
+// not record as ours (a user's own sbtest1, say).
 func (e *External) ForeignTables(ctx context.Context, schema string, ours func(table string) bool) ([]string, error) {
+	ledger, err := e.ledger(ctx, schema)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := e.db.QueryContext(ctx,
-		"SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", schema)
+		"SELECT TABLE_NAME, COALESCE(CAST(CREATE_TIME AS CHAR), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", schema)
 	if err != nil {
 		return nil, e.wrap("list tables in "+schema, err)
 	}
 	defer rows.Close()
 	var foreign []string
 	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
+		var t, created string
+		if err := rows.Scan(&t, &created); err != nil {
 			return nil, e.wrap("list tables in "+schema, err)
+		}
+		if t == LedgerTable {
+			continue
 		}
 		if ours == nil || !ours(t) {
 			foreign = append(foreign, t)
+			continue
+		}
+		if at, ok := ledger[t]; !ok || at != created {
+			foreign = append(foreign, t+" (not created by benchmatrix)")
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, e.wrap("list tables in "+schema, err)
 	}
 	return foreign, nil
+}
+
+// ledger reads LedgerTable: table name → creation time recorded.
+func (e *External) ledger(ctx context.Context, schema string) (map[string]string, error) {
+	out := map[string]string{}
+	rows, err := e.db.QueryContext(ctx, "SELECT table_name, created FROM `"+schema+"`.`"+LedgerTable+"`")
+	if err != nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && (me.Number == 1146 || me.Number == 1049) {
+			return out, nil // no ledger (or no schema) yet: nothing is ours
+		}
+		return nil, e.wrap("read "+LedgerTable, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, at string
+		if err := rows.Scan(&t, &at); err != nil {
+			return nil, e.wrap("read "+LedgerTable, err)
+		}
+		out[t] = at
+	}
+	return out, rows.Err()
+}
+
+// Claim records tables benchmatrix has just created in schema, with their
+// creation time, in LedgerTable (created if missing).
+func (e *External) Claim(ctx context.Context, schema string, tables []string) error {
+	q := "`" + schema + "`.`" + LedgerTable + "`"
+	if _, err := e.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+q+
+		" (table_name VARCHAR(64) NOT NULL PRIMARY KEY, created VARCHAR(32) NOT NULL)"+
+		" COMMENT 'tables benchmatrix created here; it touches no other'"); err != nil {
+		return e.wrap("create "+LedgerTable, err)
+	}
+	for _, t := range tables {
+		if _, err := e.db.ExecContext(ctx, "REPLACE INTO "+q+" (table_name, created)"+
+			" SELECT TABLE_NAME, COALESCE(CAST(CREATE_TIME AS CHAR), '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+			schema, t); err != nil {
+			return e.wrap("record "+t+" in "+LedgerTable, err)
+		}
+	}
+	return nil
 }
 
 // String shows the configuration without the password.

@@ -55,6 +55,8 @@ func (s *Sandbox) datadirFromGolden(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err == nil && copyTree(ctx, s.datadir(), dir) == nil {
 		_ = os.Chmod(dir, 0o700)
 		golden.dirs[key] = dir
+	} else {
+		_ = os.RemoveAll(dir) // a partial copy (a full disk) is not left behind
 	}
 	return nil
 }

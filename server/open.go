@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
 )
 
 // Spec is what the runner asks of a provider: the manifest's [server]
@@ -15,6 +18,9 @@ type Spec struct {
 	Image    string // docker
 	DSN      string // external; never stored or printed
 	Startup  []Setting
+	// Limits are the first cell's resource limits (sandbox: the server
+	// starts in its cgroup; docker: the container's HostConfig).
+	Limits catalog.LimitSet
 }
 
 // implementation is the code behind one catalog descriptor.
@@ -24,6 +30,9 @@ type implementation struct {
 	// sweep removes what an earlier benchmatrix process killed with
 	// SIGKILL left behind, naming each thing removed.
 	sweep func(ctx context.Context, s Spec, report func(what string))
+	// check, if set, finds what would make the start fail, before
+	// anything is started (a missing binary, an unusable TMPDIR).
+	check func(s Spec) error
 	// flavor, if set, tells the server's flavor before starting one.
 	flavor func(ctx context.Context, s Spec) catalog.Flavor
 	// zero is a nil value of the provider's type, for the conformance test.
@@ -35,15 +44,24 @@ type implementation struct {
 var implementations = map[catalog.ProviderName]implementation{
 	catalog.Sandbox: {
 		open: func(ctx context.Context, s Spec) (Server, error) {
-			return StartSandbox(ctx, SandboxConfig{Binary: s.Binary, TempDir: s.TempDir, Startup: s.Startup})
+			return StartSandbox(ctx, SandboxConfig{Binary: s.Binary, TempDir: s.TempDir, Startup: s.Startup, Limits: s.Limits})
 		},
-		sweep:  func(_ context.Context, s Spec, report func(string)) { RemoveStale(s.TempDir, report) },
+		sweep: func(_ context.Context, s Spec, report func(string)) {
+			RemoveStale(s.TempDir, report)
+			RemoveStaleCgroups(report)
+		},
 		flavor: sandboxFlavor,
-		zero:   (*Sandbox)(nil),
+		check: func(s Spec) error {
+			if _, err := FindBinary(s.Binary); err != nil {
+				return err
+			}
+			return checkTempDir(s.TempDir)
+		},
+		zero: (*Sandbox)(nil),
 	},
 	catalog.Docker: {
 		open: func(ctx context.Context, s Spec) (Server, error) {
-			return StartDocker(ctx, DockerConfig{Image: s.Image, Startup: s.Startup})
+			return StartDocker(ctx, DockerConfig{Image: s.Image, Startup: s.Startup, Limits: s.Limits})
 		},
 		sweep: func(ctx context.Context, _ Spec, report func(string)) {
 			removed, _ := RemoveStaleContainers(ctx)
@@ -101,4 +119,29 @@ func sandboxFlavor(ctx context.Context, s Spec) catalog.Flavor {
 		return ""
 	}
 	return b.Flavor
+}
+
+// Check finds, before anything starts, what would make the provider fail to
+// start its server: a missing server binary, a TMPDIR that is missing or not
+// writable. Its errors are exit code 2.
+func Check(s Spec) error {
+	if impl, ok := implementations[s.Provider]; ok && impl.check != nil {
+		return impl.check(s)
+	}
+	return nil
+}
+
+// checkTempDir makes sure private directories can be made under dir.
+func checkTempDir(dir string) error {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.CreateTemp(dir, ".benchmatrix-check-*")
+	if err != nil {
+		return exitcode.UsageError(fmt.Errorf("temporary directory %s is not usable for the server's private directory (%w); "+
+			"set TMPDIR or [server] tmpdir to a writable directory on real storage", dir, err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -36,6 +36,9 @@ type SandboxConfig struct {
 	TempDir string
 	// ReadyTimeout bounds the wait for the first successful connection.
 	ReadyTimeout time.Duration
+	// Limits, when any is set, puts the server in a cgroup from its first
+	// start (limits.go); SetLimits writes them.
+	Limits catalog.LimitSet
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir
@@ -54,6 +57,8 @@ type Sandbox struct {
 	proc *exec.Cmd
 	done chan struct{} // closed when proc has exited
 	werr error         // proc's exit status, valid after done
+
+	lim limitState // resource limits (limits.go)
 }
 
 var _ Server = (*Sandbox)(nil)
@@ -82,7 +87,7 @@ func FindBinary(explicit string) (string, error) {
 	if explicit != "" {
 		p, err := exec.LookPath(explicit)
 		if err != nil {
-			return "", fmt.Errorf("server binary %q: %w", explicit, err)
+			return "", exitcode.UsageError(fmt.Errorf("[server] binary %q: %w", explicit, err))
 		}
 		return p, nil
 	}
@@ -154,6 +159,11 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 	if err := sb.datadirFromGolden(ctx); err != nil {
 		return nil, err
 	}
+	if !cfg.Limits.Server().IsZero() {
+		if err := sb.ensureGroup(); err != nil {
+			return nil, err
+		}
+	}
 	if err := sb.launch(ctx, cfg.Startup); err != nil {
 		return nil, err
 	}
@@ -199,6 +209,10 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 	cmd.Env = append(os.Environ(), "TMPDIR="+s.tmpdir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		if why := lowSpace(s.dir, string(out)); why != "" {
+			// The cause first, not buried in the tool's whole output.
+			return fmt.Errorf("initialise datadir: %s; %s said:\n%s", why, filepath.Base(cmd.Path), lastLines(string(out), 4))
+		}
 		tail := firstAndLast(string(out), 15, 25)
 		if s.bin.Flavor == MySQL {
 			tail += readTail(filepath.Join(s.dir, "init.log"), 15)
@@ -332,12 +346,19 @@ func (s *Sandbox) launchOnce(ctx context.Context, startup []Setting) error {
 	s.mu.Lock()
 	s.proc, s.done = cmd, done
 	s.mu.Unlock()
+	if err := s.joinLimits(cmd.Process.Pid); err != nil {
+		s.terminate(10 * time.Second)
+		return fmt.Errorf("sandbox server: %w", err)
+	}
 
 	if err := s.waitReady(ctx, done); err != nil {
 		s.terminate(10 * time.Second)
 		tail := readTailFrom(s.errorLog(), logOffset, 20)
 		if tail == "" {
 			tail = lastLines(stderr.String(), 20)
+		}
+		if why := lowSpace(s.dir, tail); why != "" {
+			return fmt.Errorf("sandbox server %s did not start: %s\nlast lines of its error log:\n%s", s.bin.Path, why, lastLines(tail, 5))
 		}
 		return fmt.Errorf("sandbox server %s did not become ready: %w\nlast lines of its error log:\n%s", s.bin.Path, err, tail)
 	}
@@ -435,6 +456,9 @@ func (s *Sandbox) Stop(ctx context.Context) error {
 	if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
 		err = rmErr
 	}
+	if cgErr := s.removeLimits(); cgErr != nil && err == nil {
+		err = cgErr
+	}
 	unregister(s)
 	return err
 }
@@ -452,6 +476,7 @@ func (s *Sandbox) terminate(grace time.Duration) error {
 		return nil
 	default:
 	}
+	s.liftLimits()
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-done:
@@ -473,6 +498,7 @@ func (s *Sandbox) kill() {
 		<-done
 	}
 	_ = os.RemoveAll(s.dir)
+	_ = s.removeLimits()
 	unregister(s)
 }
 
@@ -613,4 +639,30 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// lowSpaceBytes: below this much free space a server cannot be expected
+// to initialise or start (its redo log alone is 96 MiB by default).
+const lowSpaceBytes = 256 << 20
+
+// lowSpace names a full (or nearly full) filesystem under dir as the cause
+// of a failure, from the tool's own words ("error 28", "No space left") or
+// from the free space left; "" when space is not the problem.
+func lowSpace(dir, output string) string {
+	said := false
+	for _, sign := range []string{"error 28", "Errcode: 28", "errno: 28", "No space left", "OS error: 28"} {
+		said = said || strings.Contains(output, sign)
+	}
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil {
+		if said {
+			return "no space left on the device under " + dir
+		}
+		return ""
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if said || free < lowSpaceBytes {
+		return fmt.Sprintf("no space left for the server under %s (%d MiB free); give TMPDIR or [server] tmpdir on a filesystem with room", dir, free>>20)
+	}
+	return ""
 }

@@ -28,19 +28,22 @@ import (
 	"benchmatrix/results"
 	"benchmatrix/runner"
 	"benchmatrix/server"
+	"benchmatrix/slap"
 	"benchmatrix/version"
 )
 
 const usage = `benchmatrix: what does this server setting, workload change or version cost?
 
 Usage:
-  benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q]
+  benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
                  [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix plan MANIFEST
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
+  benchmatrix restore DSN   put back globals a killed run left changed on an external server
+  benchmatrix slap [mysqlslap options]
   benchmatrix version
 `
 
@@ -95,10 +98,14 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdPlan(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "slap":
+		return slap.Main(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "oltp":
 		return cmdOLTP(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(args[1:], stdout, stderr)
+	case "restore":
+		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
 		return exitcode.OK
@@ -176,6 +183,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var req runner.Request
 	var quiet bool
 	fs, apply := runFlags(stderr, &req, &quiet)
+	check := fs.Bool("check", false, "exit 3 when an expectation of the manifest ([experiment] expect) is broken with significance")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) > 1 {
 		fmt.Fprintln(stderr, "benchmatrix run: want exactly one manifest (or --rerun DIR and none)")
@@ -201,11 +209,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Workload = runner.OLTP{Log: cfg.Log, Procs: procs}
 	run, err := runner.Run(ctx, plan, cfg)
+	if err == nil && *check {
+		err = results.CheckExpectations(run)
+	}
+	for _, c := range failedCells(run, quiet) {
+		fmt.Fprintln(stderr, c)
+	}
 	if run != nil && len(run.Cells) > 0 {
 		fmt.Fprintln(stdout)
 		_ = results.WriteTable(stdout, run)
 	}
-	fmt.Fprintf(stderr, "results: %s\n", cfg.OutDir)
+	if _, serr := os.Stat(filepath.Join(cfg.OutDir, results.RunFile)); serr == nil {
+		fmt.Fprintf(stderr, "results: %s\n", cfg.OutDir)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
 	}
@@ -314,4 +330,42 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 		return exitcode.Regression
 	}
 	return exitcode.OK
+}
+
+// cmdRestore connects to an external server, which puts back every global a
+// benchmatrix process that no longer runs left changed there (its journal),
+// and says what it did.
+func cmdRestore(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "benchmatrix restore: want one DSN (user@tcp(host:port)/; the password in $%s)\n", catalog.PasswordEnv)
+		return exitcode.Usage
+	}
+	e, err := server.ConnectExternal(ctx, server.ExternalConfig{DSN: args[0]})
+	if err != nil {
+		fmt.Fprintf(stderr, "benchmatrix restore: %v\n", err)
+		return exitcode.Failure
+	}
+	defer e.Stop(context.WithoutCancel(ctx))
+	if len(e.Recovered()) == 0 {
+		fmt.Fprintln(stdout, "nothing to put back: no benchmatrix run left globals changed on this server")
+	}
+	for _, note := range e.Recovered() {
+		fmt.Fprintln(stdout, note)
+	}
+	return exitcode.OK
+}
+
+// failedCells says why cells failed, for -q, which silences the progress
+// lines that say it as it happens.
+func failedCells(run *results.Run, quiet bool) []string {
+	var out []string
+	if run == nil || !quiet {
+		return nil
+	}
+	for _, c := range run.Cells {
+		if c.Status != results.CellOK {
+			out = append(out, fmt.Sprintf("cell %s (repeat %d) failed: %s", c.Name, c.Repeat, c.Error))
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -218,7 +221,6 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"frobnicate"}, "unknown command"},
 		{[]string{"run"}, "want exactly one manifest"},
 		{[]string{"plan", "/nonexistent.toml"}, "no such file"},
-		{[]string{"oltp", "--tabels=2", "oltp_read_write", "run"}, "tabels"},
 		{[]string{"compare", "/nonexistent-a", "/nonexistent-b"}, "no such file"},
 	} {
 		cmd := exec.Command(binary, c.args...)
@@ -227,10 +229,46 @@ func TestUsageErrorsExit2(t *testing.T) {
 			t.Errorf("%v: exit %d, output %q; want exit 2 mentioning %q", c.args, code, out, c.want)
 		}
 	}
+	// benchmatrix oltp exits as sysbench does: 1 for a bad option.
+	if out, err := exec.Command(binary, "oltp", "--tabels=2", "oltp_read_write", "run").CombinedOutput(); exitStatus(err) != 1 || !strings.Contains(string(out), "tabels") {
+		t.Errorf("oltp --tabels: exit %d, output %q; want sysbench's exit 1 naming the option", exitStatus(err), out)
+	}
 	bad := writeManifest(t, "[experiment]\nnme = 1\n[workload]\nname = \"oltp_insert\"\n")
 	out, err := exec.Command(binary, "run", bad).CombinedOutput()
 	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "line 2: experiment.nme") {
 		t.Errorf("bad manifest: exit %d, %s", code, out)
+	}
+	// Refused before anything is started or written.
+	good := writeManifest(t, "[workload]\nname = \"oltp_insert\"\n")
+	someones := t.TempDir()
+	if err := os.WriteFile(filepath.Join(someones, "summary.md"), []byte("my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", good, "-o", someones}, "is not a results directory and not empty (summary.md)"},
+		{[]string{"run", writeManifest(t, "[experiment]\nname = \"../../x\"\n[workload]\nname = \"oltp_insert\"\n")}, "line 2: experiment.name"},
+		{[]string{"run", good, "--provider", "external"}, "provider external needs a server"},
+		{[]string{"run", good, "--observe", "maybe"}, "want on or off"},
+		{[]string{"run", good, "--repeats", "-1"}, "--repeats: must be at least 1"},
+		{[]string{"run", good, "--duration", "0s"}, "experiment.duration: must be more than 0"},
+		{[]string{"run", writeManifest(t, "[server]\nbinary = \"/nonexistent/mysqld\"\n[workload]\nname = \"oltp_insert\"\n")}, `[server] binary "/nonexistent/mysqld"`},
+	} {
+		out, err := exec.Command(binary, c.args...).CombinedOutput()
+		if code := exitStatus(err); code != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: exit %d, output %q; want exit 2 mentioning %q", c.args, code, out, c.want)
+		}
+	}
+	// A TMPDIR that is not there: said before anything starts.
+	noTmp := exec.Command(binary, "run", good, "-o", filepath.Join(t.TempDir(), "r"))
+	noTmp.Env = append(os.Environ(), "TMPDIR=/nonexistent-tmp")
+	if out, err := noTmp.CombinedOutput(); exitStatus(err) != 2 || !strings.Contains(string(out), "temporary directory /nonexistent-tmp is not usable") {
+		t.Errorf("missing TMPDIR: exit %d, %s", exitStatus(err), out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(someones, "summary.md")); string(b) != "my notes\n" {
+		t.Errorf("someone's summary.md became %q", b)
 	}
 }
 
@@ -355,5 +393,105 @@ func TestCompareGate(t *testing.T) {
 	code, out = compare(filepath.Join(tmp, "base"), filepath.Join(tmp, "other"))
 	if code != 2 || !strings.Contains(out, "rand_type") || !strings.Contains(out, "uniform") || !strings.Contains(out, "special") {
 		t.Fatalf("different workload: exit %d, want 2 naming rand_type\n%s", code, out)
+	}
+}
+
+// benchmatrix killed (SIGKILL) during an external run leaves the globals it
+// changed; the next connection to that server puts them back and says so
+// (`benchmatrix restore DSN`, or the next run).
+func TestSIGKILLExternalGlobalsPutBack(t *testing.T) {
+	needServer(t)
+	sb, err := server.StartSandbox(context.Background(), server.SandboxConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sb.Stop(context.Background()) })
+	conn, _ := mysql.NewConnector(sb.Endpoint())
+	root := sql.OpenDB(conn)
+	defer root.Close()
+	for _, q := range []string{"CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY 'k1ll-pw'", "GRANT ALL ON *.* TO 'bench'@'127.0.0.1'",
+		"SET GLOBAL sync_binlog = 5"} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dsn := "bench@tcp(" + sb.Endpoint().Addr + ")/"
+	src := strings.Replace(slowManifest, "[workload]", "[server]\nprovider = \"external\"\n[workload]", 1)
+	cmd := exec.Command(binary, "run", writeManifest(t, src), "-o", filepath.Join(t.TempDir(), "r"), "--dsn", dsn)
+	cmd.Env = append(os.Environ(), "BENCHMATRIX_PASSWORD=k1ll-pw")
+	var buf syncBuffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	global := func() string {
+		var v string
+		_ = root.QueryRow("SELECT @@GLOBAL.sync_binlog").Scan(&v)
+		return v
+	}
+	deadline := time.Now().Add(time.Minute)
+	for global() != "0" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if got := global(); got != "0" {
+		t.Fatalf("the run did not change sync_binlog before it was killed (%s):\n%s", got, buf.String())
+	}
+	restore := exec.Command(binary, "restore", dsn)
+	restore.Env = cmd.Env
+	out, err := restore.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "put back sync_binlog=5") || !strings.Contains(string(out), "no longer runs") {
+		t.Fatalf("restore: %v\n%s", err, out)
+	}
+	if got := global(); got != "5" {
+		t.Fatalf("sync_binlog %s after restore, want 5", got)
+	}
+	if strings.Contains(string(out), "k1ll-pw") {
+		t.Fatal("password in the output")
+	}
+	again := exec.Command(binary, "restore", dsn)
+	again.Env = cmd.Env
+	out, _ = again.CombinedOutput()
+	if !strings.Contains(string(out), "nothing to put back") {
+		t.Fatalf("second restore: %s", out)
+	}
+}
+
+// benchmatrix killed (SIGKILL) with the docker provider: its container does
+// not outlive it (the reaper removes it), without waiting for a next run.
+func TestSIGKILLLeavesNoContainer(t *testing.T) {
+	ctx := context.Background()
+	if err := server.DockerAvailable(ctx); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if ok, err := server.DockerImageExists(ctx, server.DefaultDockerImage); err != nil || !ok {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("image %s: %v", server.DefaultDockerImage, err)
+		}
+		t.Skip("no image ", server.DefaultDockerImage)
+	}
+	src := strings.Replace(slowManifest, "[workload]", "[server]\nprovider = \"docker\"\n[workload]", 1)
+	cmd, _ := startRun(t, writeManifest(t, src), filepath.Join(t.TempDir(), "r"))
+	pid := cmd.Process.Pid
+	containers := func() string {
+		out, _ := exec.Command("docker", "ps", "-aq", "--filter", "label=benchmatrix.owner-pid="+strconv.Itoa(pid)).Output()
+		return strings.TrimSpace(string(out))
+	}
+	if containers() == "" {
+		t.Fatal("no container found for the running benchmatrix")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for containers() != "" && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if left := containers(); left != "" {
+		exec.Command("docker", "rm", "-f", left).Run()
+		t.Fatalf("container %s outlived a SIGKILLed benchmatrix", left)
 	}
 }

@@ -1,0 +1,268 @@
+package observe
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Contention: what else used the host while a cell ran. The server and
+// benchmatrix are measured per process (/proc/PID/stat, /proc/PID/io), the
+// host and the device as a whole (/proc/stat, /proc/diskstats); the
+// difference is somebody else's load: another benchmark, a build, a backup,
+// a noisy neighbour. A cell measured under such load says less about the
+// settings it compares, and summary.md says so.
+
+// contentionColumns are appended to the sampled columns (after the CPU
+// shares): device writes apart, the server's own IO, and what is left.
+var contentionColumns = []column{
+	{ColumnDoc{"disk_writes_s", "rate", "/proc/diskstats: writes completed per second on the device under the datadir"}, false,
+		rate("os.disk.writes")},
+	{ColumnDoc{"server_io_kb_s", "rate", "/proc/PID/io read_bytes + write_bytes − cancelled_write_bytes of the server process: KiB per second it caused to be read from or written to storage (page-cache writes counted when dirtied); empty when the PID is unknown or changed"}, false,
+		serverIO},
+	{ColumnDoc{"cpu_other_pct", "interval", "host CPU (user + system, /proc/stat) used by neither the server nor benchmatrix, % of one CPU: contention from other processes; empty when the server PID is unknown"}, false,
+		otherCPU},
+	{ColumnDoc{"disk_other_kb_s", "rate", "device KiB/s (read + written, /proc/diskstats) not caused by the server process (/proc/PID/io): IO of other processes on the datadir's device, plus the filesystem's journal; empty when the PID is unknown"}, false,
+		otherIO},
+}
+
+// readServerIO stores the server's /proc/PID/io byte counters.
+func (r *osReader) readServerIO(vals map[string]float64) {
+	if r.serverPID <= 0 {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(r.proc, strconv.Itoa(r.serverPID), "io"))
+	if err != nil {
+		return
+	}
+	if rd, wr, ok := parseProcIO(string(b)); ok {
+		vals["os.server.io_bytes"] = rd + wr
+		vals["os.server.io_pid"] = float64(r.serverPID)
+	}
+}
+
+// parseProcIO returns read_bytes and write_bytes − cancelled_write_bytes
+// from /proc/PID/io text.
+func parseProcIO(text string) (read, write float64, ok bool) {
+	var have int
+	var cancelled float64
+	for _, line := range strings.Split(text, "\n") {
+		k, v, found := strings.Cut(line, ":")
+		if !found {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "read_bytes":
+			read, have = n, have|1
+		case "write_bytes":
+			write, have = n, have|2
+		case "cancelled_write_bytes":
+			cancelled = n
+		}
+	}
+	return read, math.Max(write-cancelled, 0), have == 3
+}
+
+func serverIO(prev, cur map[string]float64, dt float64) float64 {
+	if prev["os.server.io_pid"] != cur["os.server.io_pid"] {
+		return nan
+	}
+	d, ok := delta(prev, cur, "os.server.io_bytes")
+	if !ok {
+		return nan
+	}
+	return d / 1024 / dt
+}
+
+// otherCPU is the host's busy CPU in % of one CPU minus the server's and
+// benchmatrix's own, never below 0 (the sources tick at 10 ms).
+func otherCPU(prev, cur map[string]float64, dt float64) float64 {
+	busy, ok := sumDelta(prev, cur, "os.cpu.user", "os.cpu.system")
+	if !ok {
+		return nan
+	}
+	server := processCPU("os.server.ticks")(prev, cur, dt)
+	client := processCPU("os.client.ticks")(prev, cur, dt)
+	if math.IsNaN(server) || math.IsNaN(client) {
+		return nan
+	}
+	return math.Max(100*busy/userHZ/dt-server-client, 0)
+}
+
+func otherIO(prev, cur map[string]float64, dt float64) float64 {
+	dev, ok := sumDelta(prev, cur, "os.disk.read_sectors", "os.disk.write_sectors")
+	if !ok {
+		return nan
+	}
+	srv := serverIO(prev, cur, dt)
+	if math.IsNaN(srv) {
+		return nan
+	}
+	return math.Max(dev*512/1024/dt-srv, 0)
+}
+
+// ContentionThresholds say when an interval counts as contended.
+type ContentionThresholds struct {
+	// CPUPct: other processes used more than this much CPU, in % of one
+	// CPU (default 25).
+	CPUPct float64
+	// StealPct: the hypervisor stole more than this share of all CPUs, %
+	// (default 10).
+	StealPct float64
+	// IOKBs and IOShare: other IO above IOKBs KiB/s and above IOShare of
+	// the device's traffic (defaults 1024 and 0.5).
+	IOKBs, IOShare float64
+	// Share: a cell is contended when more than this fraction of its
+	// measured intervals are (default 0.2).
+	Share float64
+}
+
+func (t ContentionThresholds) withDefaults() ContentionThresholds {
+	if t.CPUPct <= 0 {
+		t.CPUPct = 25
+	}
+	if t.StealPct <= 0 {
+		t.StealPct = 10
+	}
+	if t.IOKBs <= 0 {
+		t.IOKBs = 1024
+	}
+	if t.IOShare <= 0 {
+		t.IOShare = 0.5
+	}
+	if t.Share <= 0 {
+		t.Share = 0.2
+	}
+	return t
+}
+
+// Contention summarises a cell's measured intervals.
+type Contention struct {
+	Intervals int `json:"intervals"` // with a value
+	CPU       int `json:"cpu"`       // intervals with other CPU above the threshold
+	Steal     int `json:"steal"`
+	IO        int `json:"io"`
+	// Medians over the intervals: other CPU (% of one CPU), steal (% of
+	// all), other IO (KiB/s).
+	CPUOtherPct float64 `json:"cpu_other_pct"`
+	StealPct    float64 `json:"steal_pct"`
+	IOOtherKBs  float64 `json:"disk_other_kb_s"`
+	Contended   bool    `json:"contended"`
+	Why         string  `json:"why,omitempty"`
+}
+
+// AssessContention is a pure function of the per-interval values (NaN for
+// none): other CPU (% of one CPU), steal (% of all CPUs), other IO and all
+// device IO (KiB/s).
+func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th ContentionThresholds) Contention {
+	th = th.withDefaults()
+	var c Contention
+	var cs, ss, is []float64
+	n := max(len(cpuOther), len(steal), len(ioOther))
+	at := func(xs []float64, i int) float64 {
+		if i < len(xs) {
+			return xs[i]
+		}
+		return nan
+	}
+	for i := 0; i < n; i++ {
+		co, st, io, all := at(cpuOther, i), at(steal, i), at(ioOther, i), at(ioAll, i)
+		if math.IsNaN(co) && math.IsNaN(st) && math.IsNaN(io) {
+			continue
+		}
+		c.Intervals++
+		if !math.IsNaN(co) {
+			cs = append(cs, co)
+			if co > th.CPUPct {
+				c.CPU++
+			}
+		}
+		if !math.IsNaN(st) {
+			ss = append(ss, st)
+			if st > th.StealPct {
+				c.Steal++
+			}
+		}
+		if !math.IsNaN(io) {
+			is = append(is, io)
+			if io > th.IOKBs && !(all > 0 && io < th.IOShare*all) {
+				c.IO++
+			}
+		}
+	}
+	c.CPUOtherPct, c.StealPct, c.IOOtherKBs = median(cs), median(ss), median(is)
+	if c.Intervals == 0 {
+		return c
+	}
+	lim := th.Share * float64(c.Intervals)
+	var why []string
+	if float64(c.CPU) > lim {
+		why = append(why, "other processes used "+strconv.FormatFloat(c.CPUOtherPct, 'f', 0, 64)+"% of a CPU (median) in "+
+			strconv.Itoa(c.CPU)+" of "+strconv.Itoa(c.Intervals)+" s")
+	}
+	if float64(c.Steal) > lim {
+		why = append(why, "the hypervisor stole "+strconv.FormatFloat(c.StealPct, 'f', 0, 64)+"% of the CPUs in "+
+			strconv.Itoa(c.Steal)+" of "+strconv.Itoa(c.Intervals)+" s")
+	}
+	if float64(c.IO) > lim {
+		why = append(why, "other IO on the device: "+strconv.FormatFloat(c.IOOtherKBs, 'f', 0, 64)+" KiB/s (median) in "+
+			strconv.Itoa(c.IO)+" of "+strconv.Itoa(c.Intervals)+" s")
+	}
+	c.Contended = len(why) > 0
+	c.Why = strings.Join(why, "; ")
+	return c
+}
+
+// QuietCPUPct is the host CPU, in % of one CPU, that other processes may
+// use for the host to count as quiet (wait_quiet).
+const QuietCPUPct = 25.0
+
+// WaitQuiet waits, at most limit, until the host's CPU used by processes
+// other than the server (pid; 0 if unknown) and this one stays below
+// QuietCPUPct for three consecutive seconds. It returns how long it waited
+// and whether the host became quiet; a cancelled ctx ends it early.
+func WaitQuiet(ctx context.Context, limit time.Duration, pid int) (time.Duration, bool) {
+	r := &osReader{proc: "/proc", serverPID: pid}
+	start := time.Now()
+	prev := map[string]float64{}
+	r.read(prev)
+	quiet := 0
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for time.Since(start) < limit {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), false
+		case <-tick.C:
+		}
+		cur := map[string]float64{}
+		r.read(cur)
+		busy, ok := sumDelta(prev, cur, "os.cpu.user", "os.cpu.system")
+		dt := time.Second.Seconds()
+		other := 100 * busy / userHZ / dt
+		if s := processCPU("os.server.ticks")(prev, cur, dt); !math.IsNaN(s) {
+			other -= s
+		}
+		if c := processCPU("os.client.ticks")(prev, cur, dt); !math.IsNaN(c) {
+			other -= c
+		}
+		prev = cur
+		if ok && other < QuietCPUPct {
+			quiet++
+			if quiet >= 3 {
+				return time.Since(start), true
+			}
+		} else {
+			quiet = 0
+		}
+	}
+	return time.Since(start), false
+}

@@ -1,0 +1,170 @@
+package oltp
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sysbenchLegacyDir is where sysbench 1.0.20's legacy scripts are: the
+// tests/include/oltp_legacy directory of a source checkout at tag 1.0.20
+// ($SYSBENCH_SRC, else /tmp/sysbench-src). The Debian package does not
+// ship them, and nothing of that tree is committed here.
+func sysbenchLegacyDir(t *testing.T) string {
+	t.Helper()
+	src := os.Getenv("SYSBENCH_SRC")
+	if src == "" {
+		src = "/tmp/sysbench-src"
+	}
+	dir := filepath.Join(src, "tests", "include", "oltp_legacy")
+	if _, err := os.Stat(filepath.Join(dir, "common.lua")); err != nil {
+		t.Skipf("sysbench's legacy scripts are not here (%v): check out sysbench's repository at tag 1.0.20 in /tmp/sysbench-src or set SYSBENCH_SRC; TestLegacyStatementsGolden covers the statements without it", err)
+	}
+	return dir
+}
+
+// legacyCounters are the counters compared for the legacy scripts: those
+// of the 1.0 comparison, and LOCK/UNLOCK TABLES (oltp.lua on MyISAM).
+var legacyCounters = append(append([]string{}, statusCounters...), "Com_lock_tables", "Com_unlock_tables")
+
+// showTables is SHOW CREATE TABLE of sbtest1..n with each table's row
+// count and id range.
+func showTables(t *testing.T, db *sql.DB, n int) string {
+	t.Helper()
+	var out []string
+	for i := 1; i <= n; i++ {
+		var name, ddl string
+		if err := db.QueryRow(fmt.Sprintf("SHOW CREATE TABLE sbtest%d", i)).Scan(&name, &ddl); err != nil {
+			t.Fatal(err)
+		}
+		var cnt, minID, maxID sql.NullInt64
+		if err := db.QueryRow(fmt.Sprintf("SELECT COUNT(*), MIN(id), MAX(id) FROM sbtest%d", i)).Scan(&cnt, &minID, &maxID); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ddl, fmt.Sprintf("rows %d ids %d..%d", cnt.Int64, minID.Int64, maxID.Int64))
+	}
+	return strings.Join(out, "\n")
+}
+
+var totalEvents = regexp.MustCompile(`total number of events:\s+(\d+)\n`)
+
+// TestLegacyScriptsMatchSysbench runs each legacy script we accept twice
+// on one sandbox, with the same 0.5-era command line: by the real sysbench
+// 1.0.20 from its source tree, and by `benchmatrix oltp` (Main). prepare
+// must make the same tables (SHOW CREATE TABLE, rows, ids) and print the
+// same lines after the banner; run must move the server's counters alike.
+func TestLegacyScriptsMatchSysbench(t *testing.T) {
+	bin := needSysbench(t)
+	dir := sysbenchLegacyDir(t)
+	sb := startSandbox(t)
+	cfg, db := testDB(t, sb, "sbtest")
+	ctx := context.Background()
+	const tables, events = 2, 200
+
+	deleteTol := readTol(0.05, "Handler_delete")
+	cases := []struct {
+		name, script string
+		args         []string
+		tol          map[string]float64
+	}{
+		{"oltp", "oltp.lua", nil, rangeTol},
+		{"oltp_myisam", "oltp.lua", []string{"--mysql-table-engine=myisam", "--oltp-range-size=10"}, rangeTol},
+		{"oltp_read_only_skip_trx", "oltp.lua", []string{"--oltp-read-only=on", "--oltp-skip-trx=on", "--oltp-point-selects=3"}, rangeTol},
+		{"oltp_write_only_no_auto_inc", "oltp.lua", []string{"--oltp-write-only=on", "--oltp-auto-inc=off", "--oltp-index-updates=2", "--oltp-delete-inserts=2"}, nil},
+		// A bare --oltp-read-only is the string "" for the script: off.
+		{"oltp_bare_read_only_no_ranges", "oltp.lua", []string{"--oltp-read-only", "--oltp-range-selects=off"}, nil},
+		{"oltp_secondary", "oltp.lua", []string{"--oltp-secondary=off", "--oltp-create-secondary=off", "--oltp-range-selects=off"}, nil},
+		{"select", "select.lua", nil, nil},
+		{"oltp_simple", "oltp_simple.lua", nil, nil},
+		{"insert", "insert.lua", nil, nil},
+		{"insert_no_auto_inc", "insert.lua", []string{"--oltp-auto-inc=off"}, nil},
+		// A second DELETE of an id finds nothing (see TestCountersMatchSysbench).
+		{"delete", "delete.lua", nil, deleteTol},
+		{"update_index", "update_index.lua", nil, nil},
+		{"update_non_index", "update_non_index.lua", []string{"--mysql-table-engine=myisam"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := append([]string{"--test=" + filepath.Join(dir, tc.script),
+				"--oltp-table-size=5000", "--oltp-tables-count=" + strconv.Itoa(tables),
+				"--rand-type=uniform", "--num-threads=1",
+				"--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(portOf(cfg)),
+				"--mysql-user=root", "--mysql-db=" + cfg.DBName}, tc.args...)
+			drop := func() {
+				for i := 1; i <= tables; i++ {
+					if _, err := db.Exec(fmt.Sprintf("DROP TABLE IF EXISTS sbtest%d", i)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			ours := func(args ...string) string {
+				var stdout, stderr bytes.Buffer
+				if code := Main(ctx, append(append([]string{}, base...), args...), &stdout, &stderr); code != 0 {
+					t.Fatalf("benchmatrix oltp %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+				}
+				return stdout.String()
+			}
+			theirs := func(args ...string) string {
+				var stdout, stderr bytes.Buffer
+				cmd := exec.Command(bin, append(append([]string{}, base...), args...)...)
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("sysbench %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+				}
+				return stdout.String()
+			}
+			type side struct {
+				prepare, tables string
+				delta           map[string]int64
+			}
+			measure := func(tool func(args ...string) string) side {
+				drop()
+				var s side
+				s.prepare = tool("prepare")
+				s.tables = showTables(t, db, tables)
+				before := globalStatus(t, db)
+				out := tool("--max-requests="+strconv.Itoa(events), "run")
+				after := globalStatus(t, db)
+				s.delta = map[string]int64{}
+				for _, k := range legacyCounters {
+					s.delta[k] = after[k] - before[k]
+				}
+				if m := totalEvents.FindStringSubmatch(out); m == nil || m[1] != strconv.Itoa(events) {
+					t.Errorf("run did not report %d events:\n%s", events, out)
+				}
+				drop()
+				return s
+			}
+			sys := measure(theirs)
+			our := measure(ours)
+			// The banner's first line names the tool; the rest must match.
+			afterBanner := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }
+			if afterBanner(our.prepare) != afterBanner(sys.prepare) {
+				t.Errorf("prepare output differs:\nours:\n%s\nsysbench:\n%s", our.prepare, sys.prepare)
+			}
+			if our.tables != sys.tables {
+				t.Errorf("prepare made other tables:\nours:\n%s\nsysbench:\n%s", our.tables, sys.tables)
+			}
+			for _, k := range legacyCounters {
+				a, b := our.delta[k], sys.delta[k]
+				if a == b {
+					continue
+				}
+				tol := tc.tol[k]
+				if tol == 0 || math.Abs(float64(a-b)) > tol*math.Max(float64(b), 1) {
+					t.Errorf("%s: ours %d, sysbench %d (tolerance %.0f%%)", k, a, b, tol*100)
+				}
+			}
+			t.Logf("ours %v\n%s", our.delta, our.tables)
+		})
+	}
+}

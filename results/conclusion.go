@@ -1,0 +1,504 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	"benchmatrix/exitcode"
+	"benchmatrix/experiment"
+)
+
+// The Conclusion of a run: what a design review can paste. For each cell
+// against its baseline cell, the ratio of tps estimated from the paired
+// rounds (paired.go: Hodges-Lehmann on per-round log ratios, its
+// distribution-free 95 % interval and the Wilcoxon signed-rank p), the
+// mechanism in one line, the expectations held or broken, and every warning
+// that undermines it.
+
+// Expectation statuses.
+const (
+	ExpectHeld     = "held"
+	ExpectBroken   = "broken"
+	ExpectNotShown = "not shown"
+)
+
+// RatioLine is one cell against its baseline cell.
+type RatioLine struct {
+	Cell     string      `json:"cell"`
+	Baseline string      `json:"baseline"`
+	Ratio    PairedRatio `json:"ratio"`
+}
+
+// ExpectResult is one expectation checked on one group of cells (the cells
+// sharing axis values; "" when there are no axes).
+type ExpectResult struct {
+	Text   string `json:"text"`
+	Group  string `json:"group,omitempty"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+// Conclusion is what summary.md opens with.
+type Conclusion struct {
+	Ratios       []RatioLine       `json:"ratios,omitempty"`
+	Mechanism    map[string]string `json:"mechanism,omitempty"` // cell → one line
+	Expectations []ExpectResult    `json:"expectations,omitempty"`
+	Warnings     []string          `json:"warnings,omitempty"`
+	// Nothing is set when no ratio is significant and no expectation held:
+	// the run cannot support a conclusion.
+	Nothing    bool   `json:"nothing"`
+	NothingWhy string `json:"nothing_why,omitempty"`
+}
+
+// Broken lists the expectations broken with significance.
+func (c *Conclusion) Broken() []ExpectResult {
+	var out []ExpectResult
+	for _, e := range c.Expectations {
+		if e.Status == ExpectBroken {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Alpha of the Conclusion's tests.
+const conclusionAlpha = DefaultAlpha
+
+// byRepeat is a run's successful cell runs by name and repeat.
+func byRepeat(r *Run) map[string]map[int]*Cell {
+	out := map[string]map[int]*Cell{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if out[c.Name] == nil {
+			out[c.Name] = map[int]*Cell{}
+		}
+		if c.Status == CellOK && c.Result != nil {
+			out[c.Name][c.Repeat] = c
+		}
+	}
+	return out
+}
+
+// pairedValues returns column's values of cells x and y in the rounds both
+// finished, in repeat order.
+func pairedValues(br map[string]map[int]*Cell, x, y, column string) (xs, ys []float64) {
+	var reps []int
+	for rep := range br[x] {
+		if _, ok := br[y][rep]; ok {
+			reps = append(reps, rep)
+		}
+	}
+	sort.Ints(reps)
+	for _, rep := range reps {
+		a, b := CellValue(br[x][rep], column), CellValue(br[y][rep], column)
+		if math.IsNaN(a) || math.IsNaN(b) {
+			continue
+		}
+		xs, ys = append(xs, a), append(ys, b)
+	}
+	return xs, ys
+}
+
+// Conclude computes the Conclusion of a run.
+func Conclude(r *Run) *Conclusion {
+	c := &Conclusion{Mechanism: map[string]string{}}
+	sums := r.Summaries()
+	br := byRepeat(r)
+	med, _ := mechanismMedians(r)
+	for _, s := range sums {
+		if line := mechanismLine(med[s.Name]); line != "" {
+			c.Mechanism[s.Name] = line
+		}
+	}
+	minRounds := math.MaxInt
+	significant := 0
+	if r.Baseline != "" {
+		for _, s := range sums {
+			b := BaselineFor(r.Baseline, s, sums)
+			if b == "" || b == s.Name {
+				continue
+			}
+			xs, ys := pairedValues(br, s.Name, b, "tps")
+			pr := RatioFromPairs(xs, ys)
+			c.Ratios = append(c.Ratios, RatioLine{Cell: s.Name, Baseline: b, Ratio: pr})
+			minRounds = min(minRounds, pr.Rounds)
+			if pr.P < conclusionAlpha {
+				significant++
+			}
+		}
+	}
+	c.Expectations = checkExpectations(r, br)
+	held := 0
+	for _, e := range c.Expectations {
+		if e.Status == ExpectHeld {
+			held++
+		}
+	}
+
+	// What undermines it.
+	need := MinRoundsForRatioCI()
+	if len(c.Ratios) > 0 && minRounds < need {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
+			minRounds, pl(minRounds), need, minRounds, formatP(minSignedRankP(minRounds)), need))
+	}
+	if r.Order == string(experiment.Blocked) {
+		c.Warnings = append(c.Warnings, "order = \"blocked\": the repeats of each cell ran back to back, so round k of two cells was measured at different times; the pairing does not cancel drift, and a trend over repeats shows here as a difference")
+	}
+	var failed []string
+	for _, x := range r.Cells {
+		if x.Status != CellOK {
+			failed = append(failed, fmt.Sprintf("%s (repeat %d)", x.Name, x.Repeat))
+		}
+	}
+	if len(failed) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), pl(len(failed)), strings.Join(failed, ", ")))
+	}
+	var contended []string
+	_, cont := mechanismMedians(r)
+	whyOf := map[string]string{}
+	for _, x := range r.Cells {
+		if x.Contention != nil && x.Contention.Contended && whyOf[x.Name] == "" {
+			whyOf[x.Name] = x.Contention.Why
+		}
+	}
+	for _, s := range sums {
+		if n := cont[s.Name]; n[0] > 0 {
+			contended = append(contended, fmt.Sprintf("%s in %d of %d repeats (e.g. %s)", s.Name, n[0], n[1], whyOf[s.Name]))
+		}
+	}
+	if len(contended) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("measured under contention, other load on the host: %s", strings.Join(contended, "; ")))
+	}
+	var noisyHost []string
+	for _, x := range r.Cells {
+		if x.QuietWaitSeconds > 0 && !x.QuietReached {
+			noisyHost = append(noisyHost, fmt.Sprintf("%s (repeat %d, waited %.0f s)", x.Name, x.Repeat, x.QuietWaitSeconds))
+		}
+	}
+	if len(noisyHost) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
+	}
+	var stalled []string
+	for _, x := range r.Cells {
+		if x.Stalls != nil && x.Stalls.Count > 0 {
+			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s)", x.Name, x.Repeat, x.Stalls.Text))
+		}
+	}
+	if len(stalled) > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("stalls in the measured window: %s", strings.Join(stalled, "; ")))
+	}
+	for _, s := range CellStats(r) {
+		if s.Noisy {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is noisy (%s)", s.Name, s.Why))
+		}
+	}
+	for _, t := range cellTrends(r) {
+		if t.Trend.P < conclusionAlpha {
+			dir := "rose"
+			if t.Trend.S < 0 {
+				dir = "fell"
+			}
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect (warm-up, growth, drift), not noise",
+				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
+		}
+	}
+	for _, e := range c.Broken() {
+		g := ""
+		if e.Group != "" {
+			g = " at " + e.Group
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("expectation broken%s: %s (%s)", g, e.Text, e.Detail))
+	}
+	switch {
+	case r.Baseline == "" && len(c.Expectations) == 0:
+		c.Nothing, c.NothingWhy = true, "no baseline to compare with: set [experiment] baseline (or expect) to get ratios with their confidence"
+	case significant == 0 && held == 0:
+		c.Nothing = true
+		c.NothingWhy = "no difference is significant at p < 0.05"
+		if len(c.Ratios) > 0 && minRounds < 6 {
+			c.NothingWhy += fmt.Sprintf(" (with %d paired round%s it cannot be: see the warnings)", minRounds, pl(minRounds))
+		}
+	}
+	return c
+}
+
+// minSignedRankP is the smallest two-sided p of the signed-rank test with
+// n pairs: all of one sign, 2/2^n.
+func minSignedRankP(n int) float64 {
+	if n < 1 {
+		return 1
+	}
+	return math.Min(1, 2/math.Pow(2, float64(n)))
+}
+
+func pl(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// checkExpectations evaluates the manifest's expect entries (parsed from
+// the stored manifest text, so `report` on a stored run checks them too).
+func checkExpectations(r *Run, br map[string]map[int]*Cell) []ExpectResult {
+	if r.Manifest == "" {
+		return nil
+	}
+	m, err := experiment.Parse(r.ManifestPath, r.Manifest)
+	if err != nil || len(m.Expect) == 0 {
+		return nil
+	}
+	sums := r.Summaries()
+	var out []ExpectResult
+	for _, text := range m.Expect {
+		e, err := experiment.ParseExpect(text)
+		if err != nil {
+			continue
+		}
+		for _, g := range expectGroups(e, sums) {
+			out = append(out, checkOne(e, g, br))
+		}
+	}
+	return out
+}
+
+// expectGroup maps each term's name to a cell name within one group of
+// cells sharing axis values.
+type expectGroup struct {
+	label string
+	cells []string // per term
+}
+
+func expectGroups(e experiment.Expectation, sums []Summary) []expectGroup {
+	byName := map[string]bool{}
+	for _, s := range sums {
+		byName[s.Name] = true
+	}
+	// Axis suffixes of the scenarios named, in run order.
+	var suffixes []string
+	seen := map[string]bool{}
+	for _, s := range sums {
+		for _, t := range e.Terms {
+			if !byName[t.Name] && s.Scenario == t.Name {
+				suf := trimScenario(s.Name, s.Scenario)
+				if !seen[suf] {
+					seen[suf] = true
+					suffixes = append(suffixes, suf)
+				}
+			}
+		}
+	}
+	if len(suffixes) == 0 {
+		suffixes = []string{""}
+	}
+	var out []expectGroup
+	for _, suf := range suffixes {
+		g := expectGroup{label: suf}
+		for _, t := range e.Terms {
+			name := t.Name
+			if !byName[name] {
+				name = t.Name + "/" + suf
+				if suf == "" {
+					name = t.Name
+				}
+			}
+			g.cells = append(g.cells, name)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func checkOne(e experiment.Expectation, g expectGroup, br map[string]map[int]*Cell) ExpectResult {
+	res := ExpectResult{Text: e.Text, Group: g.label, Status: ExpectHeld}
+	var details []string
+	for i, op := range e.Ops {
+		l, r := e.Terms[i], e.Terms[i+1]
+		lc, rc := g.cells[i], g.cells[i+1]
+		// "fl·L < fr·R" holds when R/L > fl/fr; ">" the other way round.
+		hi, lo, hiF, loF := rc, lc, r.Factor, l.Factor
+		hiName, loName := r, l
+		if op == ">" {
+			hi, lo, hiF, loF = lc, rc, l.Factor, r.Factor
+			hiName, loName = l, r
+		}
+		xs, ys := pairedValues(br, hi, lo, e.Column)
+		target := loF / hiF
+		for j := range ys {
+			ys[j] *= target
+		}
+		pr := RatioFromPairs(xs, ys)
+		status := ExpectNotShown
+		switch {
+		case pr.Rounds == 0:
+		case pr.Ratio > 1 && pr.P < conclusionAlpha:
+			status = ExpectHeld
+		case pr.Ratio < 1 && pr.P < conclusionAlpha:
+			status = ExpectBroken
+		}
+		lhs := termText(hiName)
+		rhs := termText(loName)
+		d := fmt.Sprintf("%s / %s = %.2f", lhs, rhs, pr.Ratio)
+		if pr.Rounds == 0 {
+			d = fmt.Sprintf("%s vs %s: no paired rounds", lhs, rhs)
+		} else {
+			d += fmt.Sprintf(" (p=%s, in %d of %d rounds)", formatP(pr.P), pr.Above, pr.Rounds)
+		}
+		details = append(details, d)
+		switch {
+		case status == ExpectBroken:
+			res.Status = ExpectBroken
+		case status == ExpectNotShown && res.Status == ExpectHeld:
+			res.Status = ExpectNotShown
+		}
+	}
+	res.Detail = strings.Join(details, "; ")
+	if e.Column != "tps" {
+		res.Detail = e.Column + ": " + res.Detail
+	}
+	return res
+}
+
+func termText(t experiment.ExpectTerm) string {
+	if t.Factor == 1 {
+		return t.Name
+	}
+	return fmt.Sprintf("%g×%s", t.Factor, t.Name)
+}
+
+// ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
+// 6 of 6 rounds)".
+func ratioSentence(l RatioLine) string {
+	pr := l.Ratio
+	if pr.Rounds == 0 {
+		return fmt.Sprintf("%s: no round in which both it and %s finished", l.Cell, l.Baseline)
+	}
+	ci := fmt.Sprintf("95%% CI %.2f–%.2f", pr.Lo, pr.Hi)
+	if !pr.CIOK {
+		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, pl(pr.Rounds))
+	}
+	sig := ""
+	if pr.P < conclusionAlpha {
+		sig = ", significant"
+	}
+	return fmt.Sprintf("%s: **%.2fx** %s tps (%s, p=%s%s, better in %d of %d rounds)",
+		l.Cell, pr.Ratio, l.Baseline, ci, formatP(pr.P), sig, pr.Above, pr.Rounds)
+}
+
+// WriteConclusion writes the Conclusion section (Markdown).
+func WriteConclusion(w io.Writer, r *Run) {
+	c := Conclude(r)
+	fmt.Fprintf(w, "## Conclusion\n\n")
+	if c.Nothing {
+		fmt.Fprintf(w, "**Nothing can be concluded from this run:** %s.\n\n", c.NothingWhy)
+	}
+	for _, l := range c.Ratios {
+		fmt.Fprintf(w, "- %s\n", ratioSentence(l))
+	}
+	if len(c.Ratios) > 0 {
+		fmt.Fprintf(w, "\nThe ratio is the Hodges-Lehmann estimate over the per-round tps ratios of the paired rounds (each round runs every cell once); "+
+			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
+			MinRoundsForRatioCI())
+	}
+	if len(c.Expectations) > 0 {
+		fmt.Fprintf(w, "Expectations (paired test, p < 0.05):\n\n")
+		for _, e := range c.Expectations {
+			g := ""
+			if e.Group != "" {
+				g = " at " + e.Group
+			}
+			fmt.Fprintf(w, "- `%s`%s: **%s** (%s)\n", e.Text, g, e.Status, e.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+	var names []string
+	for _, s := range r.Summaries() {
+		if _, ok := c.Mechanism[s.Name]; ok {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(w, "Mechanism (medians over the repeats):\n\n")
+		for _, n := range names {
+			fmt.Fprintf(w, "- %s: %s\n", n, c.Mechanism[n])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(c.Warnings) > 0 {
+		fmt.Fprintf(w, "What undermines it:\n\n")
+		for _, s := range c.Warnings {
+			fmt.Fprintf(w, "- %s\n", s)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "Nothing found that undermines it (no failed cell, stall, contention, trend or broken expectation).\n\n")
+	}
+}
+
+// cellTrend is a cell's tps over its repeats in run order.
+type cellTrend struct {
+	Name  string
+	Trend Trend
+}
+
+// cellTrends runs the Mann-Kendall test on each cell's tps in the order its
+// repeats ran (by start time, then index).
+func cellTrends(r *Run) []cellTrend {
+	var order []string
+	by := map[string][]Cell{}
+	for _, c := range r.Cells {
+		if _, ok := by[c.Name]; !ok {
+			order = append(order, c.Name)
+		}
+		by[c.Name] = append(by[c.Name], c)
+	}
+	var out []cellTrend
+	for _, name := range order {
+		cs := by[name]
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
+		var xs []float64
+		for _, c := range cs {
+			if c.Status == CellOK && c.Result != nil {
+				xs = append(xs, c.Result.TPS())
+			}
+		}
+		out = append(out, cellTrend{Name: name, Trend: MannKendall(xs)})
+	}
+	return out
+}
+
+// ExpectationError is run --check's failure: expectations broken with
+// significance. Its exit code is 3, like a regression found by compare.
+type ExpectationError struct {
+	Broken []ExpectResult
+}
+
+func (e *ExpectationError) Error() string {
+	var parts []string
+	for _, b := range e.Broken {
+		g := ""
+		if b.Group != "" {
+			g = " at " + b.Group
+		}
+		parts = append(parts, fmt.Sprintf("%q%s (%s)", b.Text, g, b.Detail))
+	}
+	return fmt.Sprintf("%d expectation%s broken at p<0.05: %s", len(e.Broken), pl(len(e.Broken)), strings.Join(parts, "; "))
+}
+
+// ExitCode implements exitcode.Coder.
+func (e *ExpectationError) ExitCode() int { return exitcode.Regression }
+
+// CheckExpectations is run --check: an *ExpectationError when an
+// expectation of the run's manifest is broken with significance, else nil.
+func CheckExpectations(r *Run) error {
+	if r == nil {
+		return nil
+	}
+	if b := Conclude(r).Broken(); len(b) > 0 {
+		return &ExpectationError{Broken: b}
+	}
+	return nil
+}

@@ -1,0 +1,560 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"benchmatrix/catalog"
+	"benchmatrix/exitcode"
+)
+
+// The cgroup files are written by hand rather than through
+// github.com/containerd/cgroups/v3 (available, v3.1.3): benchmatrix needs
+// eight files per version, must create and remove only its own groups, and
+// must never enable a controller in a parent it did not create; the
+// library would bring a dozen modules (cilium/ebpf, runtime-spec, godbus)
+// for that, and its v1 Manager creates every controller's group at once.
+
+// CgroupRoot is where the cgroup filesystems are mounted.
+const CgroupRoot = "/sys/fs/cgroup"
+
+// CgroupPrefix begins every cgroup benchmatrix creates; the rest is the
+// owner's process id and a sequence number, so that the next run can
+// remove those left by a benchmatrix killed with SIGKILL.
+const CgroupPrefix = "benchmatrix-"
+
+// v1Controllers are the cgroup v1 hierarchies a limit group spans.
+var v1Controllers = []string{"blkio", "cpu", "cpuset", "memory"}
+
+// LimitsUnsupportedError says the machine cannot apply the limits asked
+// for (not root, no cgroup controller, no block device): exit 2, before
+// the first cell.
+type LimitsUnsupportedError struct{ Msg string }
+
+func (e *LimitsUnsupportedError) Error() string { return e.Msg }
+
+// ExitCode implements exitcode.Coder.
+func (e *LimitsUnsupportedError) ExitCode() int { return exitcode.Usage }
+
+// cgroupGroup is one server's cgroup: a directory per v1 controller, or
+// one v2 directory. owned groups were created here and are removed; an
+// adopted one (a container's) is only written.
+type cgroupGroup struct {
+	v2    bool
+	dirs  map[string]string // v1: controller -> directory; v2: "" -> directory
+	own   map[string]string // this process's own cgroup per controller (to leave a thread's move)
+	owned bool
+	root  string
+}
+
+var cgroupSeq atomic.Int64
+
+// cgroupV2 reports whether root is a cgroup v2 (unified) mount.
+func cgroupV2(root string) bool {
+	_, err := os.Stat(filepath.Join(root, "cgroup.controllers"))
+	return err == nil
+}
+
+// selfCgroups reads /proc/self/cgroup: the controller list of each v1
+// hierarchy (and "" for the v2 one) to the path of this process in it.
+func selfCgroups(procFile string) map[string]string {
+	out := map[string]string{}
+	f, err := os.Open(procFile)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			out[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out
+}
+
+// needed lists the v1 controllers (or v2 controller names) a limit set
+// uses, with the file that proves each is there.
+func neededControllers(l catalog.LimitSet, v2 bool) map[string]string {
+	need := map[string]string{}
+	if l.Disk() {
+		need["blkio"] = "blkio.throttle.write_iops_device"
+		if v2 {
+			need["io"] = "io.max"
+			delete(need, "blkio")
+		}
+	}
+	if l.CPUs > 0 {
+		if v2 {
+			need["cpu"] = "cpu.max"
+		} else {
+			need["cpu"] = "cpu.cfs_quota_us"
+		}
+	}
+	if l.ServerCPUs != "" {
+		if v2 {
+			need["cpuset"] = "cpuset.cpus"
+		} else {
+			need["cpuset"] = "cpuset.cpus"
+		}
+	}
+	if l.Memory > 0 {
+		if v2 {
+			need["memory"] = "memory.max"
+		} else {
+			need["memory"] = "memory.limit_in_bytes"
+		}
+	}
+	return need
+}
+
+// CheckLimitSupport says, before any server starts, whether this machine
+// can apply the limits: root, and every controller they need. The error
+// names what is missing (exit 2).
+func CheckLimitSupport(l catalog.LimitSet) error {
+	return checkLimitSupport(CgroupRoot, "/proc/self/cgroup", l.Server(), os.Geteuid())
+}
+
+func checkLimitSupport(root, procFile string, l catalog.LimitSet, euid int) error {
+	if l.IsZero() {
+		return nil
+	}
+	if euid != 0 {
+		return &LimitsUnsupportedError{Msg: fmt.Sprintf("resource limits (%s) need root to create cgroups; run as root or drop the limit keys", l)}
+	}
+	v2 := cgroupV2(root)
+	need := neededControllers(l, v2)
+	var missing []string
+	if v2 {
+		parent := v2Parent(root, selfCgroups(procFile)[""])
+		have, _ := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+		enabled := map[string]bool{}
+		for _, c := range strings.Fields(string(have)) {
+			enabled[c] = true
+		}
+		for c := range need {
+			if !enabled[c] {
+				missing = append(missing, fmt.Sprintf("%s (enable it with `echo +%s > %s/cgroup.subtree_control`)", c, c, parent))
+			}
+		}
+	} else {
+		for c, file := range need {
+			if _, err := os.Stat(filepath.Join(root, c, file)); err != nil {
+				missing = append(missing, fmt.Sprintf("%s (no %s under %s)", c, file, filepath.Join(root, c)))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		sortStrings(missing)
+		return &LimitsUnsupportedError{Msg: fmt.Sprintf("resource limits (%s): this machine lacks the cgroup controller(s) %s",
+			l, strings.Join(missing, "; "))}
+	}
+	return nil
+}
+
+// v2Parent is where benchmatrix makes its v2 groups: beside its own cgroup
+// (a v2 group with processes cannot have controllers in its children).
+func v2Parent(root, self string) string {
+	if self == "" || self == "/" {
+		return root
+	}
+	return filepath.Join(root, filepath.Dir(self))
+}
+
+// newCgroup creates an empty limit group (no limit written yet).
+func newCgroup(root, procFile string) (*cgroupGroup, error) {
+	self := selfCgroups(procFile)
+	name := fmt.Sprintf("%s%d-%d", CgroupPrefix, os.Getpid(), cgroupSeq.Add(1))
+	g := &cgroupGroup{v2: cgroupV2(root), dirs: map[string]string{}, own: map[string]string{}, owned: true, root: root}
+	if g.v2 {
+		dir := filepath.Join(v2Parent(root, self[""]), name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		g.dirs[""] = dir
+		return g, nil
+	}
+	for _, c := range v1Controllers {
+		base := filepath.Join(root, c)
+		if _, err := os.Stat(base); err != nil {
+			continue // a controller this machine lacks; CheckLimitSupport names it when needed
+		}
+		g.own[c] = filepath.Join(base, self[c])
+		dir := filepath.Join(base, self[c], name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			g.remove()
+			return nil, fmt.Errorf("create cgroup: %w", err)
+		}
+		g.dirs[c] = dir
+		if c == "cpuset" {
+			// A new cpuset has no CPUs and no memory nodes: take the parent's.
+			for _, f := range []string{"cpuset.mems", "cpuset.cpus"} {
+				v, err := readTrim(filepath.Join(filepath.Dir(dir), f))
+				if err == nil {
+					err = writeFile(filepath.Join(dir, f), v)
+				}
+				if err != nil {
+					g.remove()
+					return nil, fmt.Errorf("cgroup %s: %w", f, err)
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+// Path names the group for run.json: its v2 directory or its blkio one.
+func (g *cgroupGroup) Path() string {
+	if g.v2 {
+		return g.dirs[""]
+	}
+	if d, ok := g.dirs["blkio"]; ok {
+		return d
+	}
+	for _, c := range v1Controllers {
+		if d, ok := g.dirs[c]; ok {
+			return d
+		}
+	}
+	return ""
+}
+
+// version is "v1" or "v2".
+func (g *cgroupGroup) version() string {
+	if g.v2 {
+		return "v2"
+	}
+	return "v1"
+}
+
+// addProcess moves a process, all its threads, into the group.
+func (g *cgroupGroup) addProcess(pid int) error {
+	for c, dir := range g.dirs {
+		if err := writeFile(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
+			return fmt.Errorf("move pid %d into cgroup %s: %w", pid, nameOr(c), err)
+		}
+	}
+	return nil
+}
+
+func nameOr(c string) string {
+	if c == "" {
+		return "v2"
+	}
+	return c
+}
+
+// apply writes the limits (dev is the datadir's disk, "MAJ:MIN") and reads
+// them back; a value that does not read back as written is an error. Zero
+// fields lift that limit.
+func (g *cgroupGroup) apply(l catalog.LimitSet, dev string) (map[string]string, error) {
+	l = l.Server()
+	if l.Disk() && dev == "" {
+		return nil, errors.New("disk limits need the datadir's block device")
+	}
+	if g.v2 {
+		return g.applyV2(l, dev)
+	}
+	return g.applyV1(l, dev)
+}
+
+func (g *cgroupGroup) applyV1(l catalog.LimitSet, dev string) (map[string]string, error) {
+	type w struct {
+		ctrl, file, value, want string
+	}
+	var ws []w
+	if dir := g.dirs["blkio"]; dir != "" && dev != "" {
+		for _, x := range []struct {
+			file string
+			n    int64
+		}{{"blkio.throttle.write_iops_device", l.DiskWriteIOPS}, {"blkio.throttle.read_iops_device", l.DiskReadIOPS},
+			{"blkio.throttle.write_bps_device", l.DiskWriteBPS}, {"blkio.throttle.read_bps_device", l.DiskReadBPS}} {
+			want := ""
+			if x.n > 0 {
+				want = fmt.Sprintf("%s %d", dev, x.n)
+			}
+			ws = append(ws, w{"blkio", x.file, fmt.Sprintf("%s %d", dev, x.n), want})
+		}
+	}
+	if g.dirs["cpu"] != "" {
+		quota := "-1"
+		if l.CPUs > 0 {
+			quota = strconv.FormatInt(int64(l.CPUs*100000+0.5), 10)
+		}
+		ws = append(ws, w{"cpu", "cpu.cfs_period_us", "100000", "100000"}, w{"cpu", "cpu.cfs_quota_us", quota, quota})
+	}
+	if dir := g.dirs["cpuset"]; dir != "" {
+		cpus := l.ServerCPUs
+		if cpus == "" {
+			cpus, _ = readTrim(filepath.Join(filepath.Dir(dir), "cpuset.cpus"))
+		}
+		want := cpus
+		if list, err := catalog.ParseCPUList(cpus); err == nil {
+			want = catalog.FormatCPUList(list)
+		}
+		ws = append(ws, w{"cpuset", "cpuset.cpus", cpus, want})
+	}
+	if g.dirs["memory"] != "" {
+		mem, want := "-1", ""
+		if l.Memory > 0 {
+			mem = strconv.FormatInt(l.Memory, 10)
+			want = strconv.FormatInt(l.Memory/4096*4096, 10) // the kernel rounds to pages
+		}
+		ws = append(ws, w{"memory", "memory.limit_in_bytes", mem, want})
+	}
+	back := map[string]string{}
+	for _, x := range ws {
+		p := filepath.Join(g.dirs[x.ctrl], x.file)
+		if err := writeFile(p, x.value); err != nil {
+			return back, fmt.Errorf("set %s = %q: %w", x.file, x.value, err)
+		}
+		got, err := readTrim(p)
+		if err != nil {
+			return back, err
+		}
+		if strings.HasPrefix(x.file, "blkio.") {
+			got = deviceLine(got, dev)
+		}
+		if x.file == "memory.limit_in_bytes" && x.want == "" {
+			if n, _ := strconv.ParseInt(got, 10, 64); n >= 1<<62 {
+				got = "" // unlimited reads back as a huge page-rounded number
+			}
+		}
+		if got != x.want {
+			return back, fmt.Errorf("cgroup %s: wrote %q, reads back %q", x.file, x.value, got)
+		}
+		if got != "" && !(x.file == "cpu.cfs_quota_us" && got == "-1") && x.file != "cpu.cfs_period_us" && !(x.file == "cpuset.cpus" && l.ServerCPUs == "") {
+			back[x.file] = got
+		}
+	}
+	return back, nil
+}
+
+func (g *cgroupGroup) applyV2(l catalog.LimitSet, dev string) (map[string]string, error) {
+	dir := g.dirs[""]
+	back := map[string]string{}
+	num := func(n int64) string {
+		if n <= 0 {
+			return "max"
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	type w struct{ file, value, want string }
+	var ws []w
+	if dev != "" {
+		v := fmt.Sprintf("%s rbps=%s wbps=%s riops=%s wiops=%s", dev, num(l.DiskReadBPS), num(l.DiskWriteBPS), num(l.DiskReadIOPS), num(l.DiskWriteIOPS))
+		want := ""
+		if l.Disk() {
+			want = v
+		}
+		ws = append(ws, w{"io.max", v, want})
+	}
+	quota := "max 100000"
+	if l.CPUs > 0 {
+		quota = fmt.Sprintf("%d 100000", int64(l.CPUs*100000+0.5))
+	}
+	ws = append(ws, w{"cpu.max", quota, quota})
+	cpusWant := ""
+	if l.ServerCPUs != "" {
+		list, _ := catalog.ParseCPUList(l.ServerCPUs)
+		cpusWant = catalog.FormatCPUList(list)
+	}
+	ws = append(ws, w{"cpuset.cpus", l.ServerCPUs, cpusWant})
+	memWant := "max"
+	if l.Memory > 0 {
+		memWant = strconv.FormatInt(l.Memory/4096*4096, 10)
+	}
+	ws = append(ws, w{"memory.max", num(l.Memory), memWant})
+	for _, x := range ws {
+		p := filepath.Join(dir, x.file)
+		if x.file != "io.max" || l.Disk() || fileHasDevice(p, dev) {
+			if err := writeFile(p, x.value); err != nil {
+				return back, fmt.Errorf("set %s = %q: %w", x.file, x.value, err)
+			}
+		}
+		got, err := readTrim(p)
+		if err != nil {
+			return back, err
+		}
+		if x.file == "io.max" {
+			got = deviceLine(got, dev)
+		}
+		if got != x.want {
+			return back, fmt.Errorf("cgroup %s: wrote %q, reads back %q", x.file, x.value, got)
+		}
+		if got != "" && got != "max" && got != "max 100000" {
+			back[x.file] = got
+		}
+	}
+	return back, nil
+}
+
+func fileHasDevice(p, dev string) bool {
+	b, _ := os.ReadFile(p)
+	return deviceLine(string(b), dev) != ""
+}
+
+// deviceLine is the line of a per-device cgroup file about dev ("" if none).
+func deviceLine(text, dev string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, dev+" ") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// lift removes every limit, so that a stop is not throttled.
+func (g *cgroupGroup) lift(dev string) error {
+	_, err := g.apply(catalog.LimitSet{}, dev)
+	return err
+}
+
+// remove deletes the group's directories (owned groups only). A directory
+// still holding a task (a server exiting) is retried for a few seconds.
+func (g *cgroupGroup) remove() error {
+	if g == nil || !g.owned {
+		return nil
+	}
+	var errs []error
+	for c, dir := range g.dirs {
+		if err := rmdirRetry(dir, 5*time.Second); err != nil {
+			errs = append(errs, err)
+		} else {
+			delete(g.dirs, c)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func rmdirRetry(dir string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Rmdir(dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("remove cgroup %s: %w", dir, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// RemoveStaleCgroups removes the cgroups of benchmatrix processes that no
+// longer run (killed with SIGKILL: their servers died with them), naming
+// each. It looks under each hierarchy's root and beside this process's own
+// cgroup; a group still holding a task is left (and not reported).
+func RemoveStaleCgroups(report func(what string)) []string {
+	return removeStaleCgroups(CgroupRoot, "/proc/self/cgroup", report)
+}
+
+func removeStaleCgroups(root, procFile string, report func(string)) []string {
+	self := selfCgroups(procFile)
+	var parents []string
+	if cgroupV2(root) {
+		parents = append(parents, root, v2Parent(root, self[""]))
+	} else {
+		for _, c := range v1Controllers {
+			parents = append(parents, filepath.Join(root, c), filepath.Join(root, c, self[c]))
+		}
+	}
+	var removed []string
+	seen := map[string]bool{}
+	for _, parent := range parents {
+		if seen[parent] {
+			continue
+		}
+		seen[parent] = true
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), CgroupPrefix) {
+				continue
+			}
+			pidText, _, ok := strings.Cut(strings.TrimPrefix(e.Name(), CgroupPrefix), "-")
+			pid, err := strconv.Atoi(pidText)
+			if !ok || err != nil || pid == os.Getpid() || processExists(pid) {
+				continue
+			}
+			p := filepath.Join(parent, e.Name())
+			if rmdirRetry(p, 0) == nil {
+				removed = append(removed, p)
+				if report != nil {
+					report("cgroup " + p)
+				}
+			}
+		}
+	}
+	return removed
+}
+
+// BlockDevice finds the whole disk under path: "MAJ:MIN" and its name
+// (a partition's throttle must name its disk).
+func BlockDevice(path string) (dev, name string, err error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return "", "", err
+	}
+	major, minor := (st.Dev>>8)&0xfff|(st.Dev>>32)&^0xfff, st.Dev&0xff|(st.Dev>>12)&^0xff
+	if major == 0 {
+		return "", "", &LimitsUnsupportedError{Msg: fmt.Sprintf("%s is on a filesystem without a block device (tmpfs, overlay or similar): "+
+			"disk limits cannot apply; give [server] tmpdir on a real disk", path)}
+	}
+	sys := fmt.Sprintf("/sys/dev/block/%d:%d", major, minor)
+	real, err := filepath.EvalSymlinks(sys)
+	if err != nil {
+		return fmt.Sprintf("%d:%d", major, minor), "", nil
+	}
+	if _, err := os.Stat(filepath.Join(real, "partition")); err == nil {
+		real = filepath.Dir(real)
+	}
+	d, err := readTrim(filepath.Join(real, "dev"))
+	if err != nil {
+		return "", "", err
+	}
+	return d, filepath.Base(real), nil
+}
+
+func readTrim(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	return strings.TrimSpace(string(b)), err
+}
+
+func writeFile(p, v string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
