@@ -15,9 +15,10 @@ build:
 deps:
 	@scripts/ensure-deps.sh server
 
-# deps-test: the server plus sysbench, the yardstick the engine is checked against.
+# deps-test: the server plus the yardsticks: sysbench for the engine,
+# mariadb-slap (mariadb-client) for benchmatrix slap.
 deps-test:
-	@scripts/ensure-deps.sh server sysbench
+	@scripts/ensure-deps.sh server sysbench slap
 
 # The local MariaDB image for the docker provider (no registry needed): a
 # debootstrap root file system with Debian's mariadb-server, docker-imported.

@@ -337,7 +337,8 @@ func parseCommandLine(args []string) (Invocation, error) {
 	if inv.Command == "warmup" {
 		inv.Command = "prewarm"
 	}
-	if !isCommand(inv.Command) {
+	// The legacy scripts define prepare, run and cleanup only.
+	if !isCommand(inv.Command) || inv.Legacy != nil && inv.Command == "prewarm" {
 		return inv, &UsageError{Kind: KindUnknownCommand, Msg: "Unknown command: " + command}
 	}
 	if err := checkOptions(inv.Command, inv.Options); err != nil {
@@ -1002,8 +1003,16 @@ func (x *execution) do() int {
 	var err error
 	switch inv.Command {
 	case "prepare":
-		x.workerThreads()
-		err = x.eng.prepare(x.ctx, inv.Config, inv.Options, x.progress())
+		o := inv.Options
+		if inv.Legacy != nil {
+			// The legacy scripts' prepare() runs in sysbench's main
+			// thread: one connection, table after table, whatever
+			// --num-threads says (and so the same lines in the same order).
+			o.Threads = 1
+		} else {
+			x.workerThreads()
+		}
+		err = x.eng.prepare(x.ctx, inv.Config, o, x.progress())
 	case "prewarm":
 		x.workerThreads()
 		err = x.eng.prewarm(x.ctx, inv.Config, inv.Options, x.progress())

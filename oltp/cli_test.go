@@ -285,6 +285,7 @@ func TestParseCommandLineErrors(t *testing.T) {
 		// and the third word is an error, as in sysbench.
 		{"--threads 8 oltp_read_write run", "", "Unrecognized command line argument: run"},
 		{"--test=/x/oltp_legacy/bulk_insert.lua run", "", "the nearest 1.0 workload is: benchmatrix oltp bulk_insert"},
+		{"--test=/x/oltp_legacy/oltp.lua prewarm", "", "Unknown command: prewarm"},
 		{"--test=/x/oltp_legacy/oltp.lua --oltp-read-only=on --oltp-write-only=on run", "--oltp-write-only", "mutually exclusive"},
 		{"oltp_read_write --time=0 --events=0 run", "", "both 0"},
 		{"select_random_points --tables=2 run", "", "one table only"},

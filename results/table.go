@@ -131,6 +131,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
 			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
 	}
+	writeTimeEnv(w, r.Time) // timing.go
 	fmt.Fprintf(w, "\n## Results\n\n")
 	header, rows := ComparisonRows(r)
 	if err := writeMarkdownTable(w, header, rows); err != nil {

@@ -1,5 +1,10 @@
 package results
 
+import (
+	"fmt"
+	"io"
+)
+
 // TimeSplit is where a run's wall time went: what users pay for besides
 // the measurement.
 type TimeSplit struct {
@@ -35,4 +40,13 @@ func Accounting(r *Run, startSeconds float64) TimeSplit {
 		t.Overhead = (t.WallSeconds - t.WarmupSeconds - t.MeasuredSeconds) / t.MeasuredSeconds
 	}
 	return t
+}
+
+// writeTimeEnv is summary.md's line on where the run's time went.
+func writeTimeEnv(w io.Writer, t *TimeSplit) {
+	if t == nil || t.WallSeconds <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "| wall time | %.0f s: measured %.0f s, warm-up %.0f s, server starts %.1f s, data %.1f s, drain %.1f s, prewarm %.1f s, other %.1f s; overhead %.1f%% of measured time |\n",
+		t.WallSeconds, t.MeasuredSeconds, t.WarmupSeconds, t.ServerSeconds, t.DataSeconds, t.DrainSeconds, t.PrewarmSeconds, t.OtherSeconds, 100*t.Overhead)
 }
