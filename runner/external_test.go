@@ -202,7 +202,7 @@ func TestExternalRefusals(t *testing.T) {
 func TestExternalPasswordInManifestNotStored(t *testing.T) {
 	_, dsn := externalTarget(t)
 	src := strings.Replace(strings.Replace(externalManifest, "%s", "sbtest", 1),
-		`provider = "external"`, "provider = \"external\"\ndsn = \""+dsn+"sbtest\"", 1)
+		`provider = "external"`, "provider = \"external\"\ndsn = \""+dsn+"\"", 1)
 	dir := t.TempDir()
 	run, err := Run(context.Background(), planFrom(t, src), Config{OutDir: dir})
 	if err != nil {

@@ -236,13 +236,15 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 // tool and the host.
 func (r *Runner) newRecord() *results.Run {
 	m := r.m
-	sum := sha256.Sum256([]byte(m.Source))
+	// The stored text has no secrets (a password in [server] dsn).
+	text := m.Stored()
+	sum := sha256.Sum256([]byte(text))
 	return &results.Run{
 		Tool:          results.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
 		Experiment:    m.Name,
 		Description:   m.Description,
 		ManifestPath:  m.Path,
-		Manifest:      m.Source,
+		Manifest:      text,
 		ManifestHash:  hex.EncodeToString(sum[:]),
 		Baseline:      m.Baseline,
 		Columns:       r.plan.Columns,

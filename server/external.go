@@ -259,6 +259,12 @@ func (e *External) ApplyGlobals(ctx context.Context, settings []Setting) (map[st
 			}
 		}
 		if err := setGlobal(ctx, e.db, name, SQLValue(s.Value)); err != nil {
+			if !seen {
+				// Refused: nothing changed, nothing to put back.
+				delete(e.orig, name)
+				e.order = e.order[:len(e.order)-1]
+				_ = e.writeJournal()
+			}
 			return nil, hidePassword(err, e.cfg.Passwd)
 		}
 	}

@@ -214,9 +214,29 @@ func TestExternal(t *testing.T) {
 		}
 		e := connect(t)
 		ours := func(t string) bool { return strings.HasPrefix(t, "sbtest") }
+		// Tables of the workload's names are someone else's until
+		// benchmatrix records that it created them.
 		got, err := e.ForeignTables(ctx, "bmx", ours)
-		if err != nil || !slices.Equal(got, []string{"customers"}) {
+		want := []string{"customers", "sbtest1 (not created by benchmatrix)", "sbtest2 (not created by benchmatrix)"}
+		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("foreign = %v, %v", got, err)
+		}
+		if err := e.Claim(ctx, "bmx", []string{"sbtest1", "sbtest2"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err = e.ForeignTables(ctx, "bmx", ours)
+		if err != nil || !slices.Equal(got, []string{"customers"}) {
+			t.Fatalf("foreign after Claim = %v, %v", got, err)
+		}
+		// Dropped and created again by someone else: not ours any more.
+		for _, q := range []string{"DROP TABLE bmx.sbtest2", "DO SLEEP(1.1)", "CREATE TABLE bmx.sbtest2 (id INT PRIMARY KEY)"} {
+			if _, err := root.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err = e.ForeignTables(ctx, "bmx", ours)
+		if err != nil || !slices.Equal(got, []string{"customers", "sbtest2 (not created by benchmatrix)"}) {
+			t.Fatalf("foreign after someone recreated sbtest2 = %v, %v", got, err)
 		}
 		if got, err := e.ForeignTables(ctx, "no_such_schema", ours); err != nil || len(got) != 0 {
 			t.Fatalf("missing schema: %v, %v", got, err)
