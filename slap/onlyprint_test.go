@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +74,10 @@ func TestOnlyPrintMatchesMariaDBSlap(t *testing.T) {
 		got, _ := onlyPrint(t, append([]string{"--only-print"}, args...))
 		wsql, wcsv := splitCSV(string(want))
 		gsql, gcsv := splitCSV(got)
-		if gsql != wsql {
+		// With more than one client, mariadb-slap's client threads print
+		// as they are scheduled: the same lines, in an order of the
+		// moment. Then the lines are compared as a multiset.
+		if gsql != wsql && !(concurrentRE.MatchString(line) && sameLines(wsql, gsql)) {
 			t.Errorf("benchmatrix slap --only-print %s differs from mariadb-slap:\n%s", line, firstDiff(wsql, gsql))
 		}
 		if strings.Join(gcsv, "") != strings.Join(wcsv, "") {
@@ -139,4 +144,15 @@ func clip(s string) string {
 		return s[:160] + "..."
 	}
 	return s
+}
+
+// concurrentRE: a command line with more than one client.
+var concurrentRE = regexp.MustCompile(`(-c ?|--concurrency=)[0-9,]*[2-9]|-ac[2-9]`)
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b string) bool {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	sort.Strings(la)
+	sort.Strings(lb)
+	return slices.Equal(la, lb)
 }
