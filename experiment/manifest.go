@@ -271,7 +271,7 @@ func ParseDuration(v any) (time.Duration, error) {
 	return 0, fmt.Errorf("want a duration such as \"30s\", got a %s", typeName(v))
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -31,14 +31,15 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 	if prov.Name == "" {
 		return // an unknown provider is already a problem
 	}
-	for _, k := range []string{"binary", "tmpdir", "image", "dsn"} {
+	values := m.Server.providerKeys()
+	for _, k := range sortedKeys(values) {
 		if d.isSet("server."+k) && !prov.Reads(k) {
 			d.problem("server."+k, "provider %s does not read it", prov.Name)
 		}
 	}
-	for key, msg := range prov.Required {
-		if key == "dsn" && m.Server.DSN == "" {
-			d.problem("server.dsn", "%s", msg)
+	for _, k := range sortedKeys(prov.Required) {
+		if values[k] == "" {
+			d.problem("server."+k, "%s", prov.Required[k])
 		}
 	}
 	if m.Policy.Cold {
@@ -245,4 +246,10 @@ func (d *decoder) providerOwns(m *Manifest, prov catalog.Descriptor) {
 	for _, ax := range m.Axes {
 		check("axes."+ax.Name, ax.Name)
 	}
+}
+
+// providerKeys are the [server] keys that only some providers read, with
+// their values (after the flags).
+func (s ServerSpec) providerKeys() map[string]string {
+	return map[string]string{"binary": s.Binary, "tmpdir": s.TempDir, "image": s.Image, "dsn": s.DSN}
 }

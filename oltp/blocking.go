@@ -81,13 +81,15 @@ func useBlocking(cfg *mysql.Config, threads int, procs ProcReserver) bool {
 	return plainNet(cfg.Net)
 }
 
-// dialBlocking dials like the driver does, then moves the socket out of
+// DialBlocking dials like the driver does, then moves the socket out of
 // Go's netpoller: it duplicates the descriptor, closes the original (which
 // removes it from epoll; otherwise every packet still wakes the thread
 // waiting in epoll_wait) and puts the duplicate in blocking mode behind an
 // *os.File, whose Read and Write are plain read(2) and write(2) calls that
 // wait in the kernel. When any step fails the ordinary connection is kept.
-func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+// It has the driver's dial signature (mysql.RegisterDialContext); the
+// slap clients use it too.
+func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 	nc, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err

@@ -72,7 +72,7 @@ func newConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
 	dial := cfg.DialFunc
 	switch {
 	case blocking:
-		dial = dialBlocking
+		dial = DialBlocking
 	case dial == nil && plainNet(cfg.Net):
 		dial = dialPlain
 	}

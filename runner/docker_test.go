@@ -54,10 +54,8 @@ table_size = 1000
 innodb_doublewrite = ["ON", "OFF"]
 sync_binlog = [0, 1]
 `)
-	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
-		return server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
-	}
-	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}})
+	// No Start: the manifest's provider (docker) opens the servers.
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +100,8 @@ table_size = 1000
 [axes]
 image = ["benchmatrix/mariadb:10.11", "benchmatrix/mariadb:axis-test"]
 `)
-	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
-		return server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
-	}
-	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}})
+	// No Start: the manifest's provider (docker) opens the servers.
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/oltp"
 )
 
 // DriverDialer opens sessions with the MySQL driver, one network
@@ -44,7 +46,7 @@ func (d DriverDialer) open(ctx context.Context, db string, blocking bool) (Sessi
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 		if blocking && cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && (cfg.Net == "tcp" || cfg.Net == "unix") {
-			dial = blockingDial
+			dial = oltp.DialBlocking
 		}
 	}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
