@@ -144,12 +144,14 @@ func (c *collector) fairness() Fairness {
 		lt[i] = float64(c.perLatSum[i]) / 1e9
 	}
 	var f Fairness
-	f.EventsAvg, f.EventsStddev = meanStddev(ev)
-	f.TimeAvg, f.TimeStddev = meanStddev(lt)
+	f.EventsAvg, f.EventsStddev = MeanStddev(ev)
+	f.TimeAvg, f.TimeStddev = MeanStddev(lt)
 	return f
 }
 
-func meanStddev(xs []float64) (float64, float64) {
+// MeanStddev is the mean and population standard deviation, as sysbench
+// reports its "Threads fairness" (events and execution time per thread).
+func MeanStddev(xs []float64) (float64, float64) {
 	if len(xs) == 0 {
 		return 0, 0
 	}

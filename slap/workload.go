@@ -3,7 +3,6 @@ package slap
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -250,25 +249,9 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, re
 	if res.Events > 0 {
 		res.Latency.Avg = res.Latency.Sum / float64(res.Events)
 	}
-	mean, sd := meanStddev(perClient)
+	mean, sd := oltp.MeanStddev(perClient)
 	res.Fairness = oltp.Fairness{EventsAvg: mean, EventsStddev: sd, TimeAvg: res.Elapsed.Seconds()}
 	return res, nil
-}
-
-func meanStddev(xs []float64) (float64, float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	m := s / float64(len(xs))
-	var v float64
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(v / float64(len(xs)))
 }
 
 type discard struct{}
