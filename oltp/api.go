@@ -14,6 +14,9 @@ type Phase string
 const (
 	PhaseWarmup Phase = "warmup"
 	PhaseRun    Phase = "run"
+	// PhaseCheckpoint marks a --report-checkpoints report: its Checkpoint
+	// holds the statistics since the previous checkpoint.
+	PhaseCheckpoint Phase = "checkpoint"
 )
 
 // Interval is what happened in one report interval.
@@ -43,6 +46,9 @@ type Interval struct {
 	Late    int64 `json:"late,omitempty"`
 	Dropped int64 `json:"dropped,omitempty"`
 	Queue   int64 `json:"queue,omitempty"`
+
+	// Checkpoint is set on PhaseCheckpoint intervals only.
+	Checkpoint *Result `json:"checkpoint,omitempty"`
 }
 
 // Seconds is the interval's length in seconds.
@@ -72,8 +78,12 @@ type Fairness struct {
 
 // Result is the measured window of a run (warm-up excluded).
 type Result struct {
-	Options    Options       `json:"options"`
-	Elapsed    time.Duration `json:"elapsed"`
+	Options Options       `json:"options"`
+	Elapsed time.Duration `json:"elapsed"`
+	// TotalTime, when set, is sysbench's "total time" of a run with
+	// checkpoints: the time since the clocks started, while Elapsed (the
+	// rates' basis) is the time since the last checkpoint.
+	TotalTime  time.Duration `json:"total_time,omitempty"`
 	Events     int64         `json:"events"`
 	Reads      int64         `json:"reads"`
 	Writes     int64         `json:"writes"`

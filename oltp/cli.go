@@ -38,6 +38,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -714,7 +715,17 @@ func (p *parser) setOption(body string) error {
 		// Accepted and ignored: Go sizes stacks itself; only MySQL is supported.
 		_, err := need("STRING")
 		return err
-	case "report_checkpoints", "config_file", "mysql_ssl_ca", "mysql_ssl_cert", "mysql_ssl_key":
+	case "report_checkpoints":
+		v, err := need("[LIST,...]")
+		if err != nil {
+			return err
+		}
+		cps, err := parseCheckpoints(v)
+		if err != nil {
+			return err
+		}
+		inv.Options.ReportCheckpoints = cps
+	case "config_file", "mysql_ssl_ca", "mysql_ssl_cert", "mysql_ssl_key":
 		return usagef(disp, "%s is not supported by benchmatrix oltp", disp)
 	case "workload":
 		// The workload is the first word, as in sysbench; Options.Set's
@@ -749,6 +760,30 @@ func (p *parser) setOption(body string) error {
 		}
 	}
 	return nil
+}
+
+// maxCheckpoints is sysbench's MAX_CHECKPOINTS.
+const maxCheckpoints = 256
+
+// parseCheckpoints reads --report-checkpoints as sysbench does: whole
+// seconds from 0 to INT_MAX, at most 256 of them, sorted; an empty list
+// is none. Errors are sysbench's FATAL messages.
+func parseCheckpoints(v string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, s := range splitCommaList(v) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			return nil, &UsageError{Kind: KindFatal, Option: "--report-checkpoints",
+				Msg: fmt.Sprintf("Invalid value for --report-checkpoints: '%s'", s)}
+		}
+		if len(out) == maxCheckpoints {
+			return nil, &UsageError{Kind: KindFatal, Option: "--report-checkpoints",
+				Msg: fmt.Sprintf("Too many checkpoints in --report-checkpoints (up to %d can be defined)", maxCheckpoints)}
+		}
+		out = append(out, time.Duration(n)*time.Second)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // checkOptions checks what single options cannot: sysbench's own
@@ -1021,7 +1056,7 @@ func (x *execution) do() int {
 	}
 	code, msg := x.outcome(err)
 	if x.json() {
-		doc := x.document(nil, nil, code == ExitInterrupted, msg)
+		doc := x.document(nil, nil, nil, code == ExitInterrupted, msg)
 		if werr := WriteJSON(x.stdout, doc); werr != nil {
 			fmt.Fprintf(x.stderr, "benchmatrix oltp: %v\n", werr)
 		}
@@ -1044,14 +1079,23 @@ func (x *execution) run() int {
 	o := x.inv.Options
 	WriteRunHeader(x.notice(), o)
 	var (
-		mu        sync.Mutex
-		closed    bool
-		intervals []Interval
+		mu          sync.Mutex
+		closed      bool
+		intervals   []Interval
+		checkpoints []Interval
 	)
 	report := func(iv Interval) {
 		mu.Lock()
 		defer mu.Unlock()
 		if closed {
+			return
+		}
+		if iv.Phase == PhaseCheckpoint {
+			if x.json() {
+				checkpoints = append(checkpoints, iv)
+			} else {
+				WriteCheckpoint(x.notice(), iv.End-o.Warmup, iv.Checkpoint)
+			}
 			return
 		}
 		if x.json() {
@@ -1094,7 +1138,7 @@ func (x *execution) run() int {
 		res = &r
 	}
 	if x.json() {
-		if werr := WriteJSON(x.stdout, x.document(intervals, res, code == ExitInterrupted, msg)); werr != nil {
+		if werr := WriteJSON(x.stdout, x.document(intervals, checkpoints, res, code == ExitInterrupted, msg)); werr != nil {
 			fmt.Fprintf(x.stderr, "benchmatrix oltp: %v\n", werr)
 		}
 		return code
@@ -1132,7 +1176,7 @@ func (x *execution) outcome(err error) (code int, msg string) {
 	return ExitFailure, msg
 }
 
-func (x *execution) document(intervals []Interval, res *Result, interrupted bool, msg string) *JSONReport {
+func (x *execution) document(intervals, checkpoints []Interval, res *Result, interrupted bool, msg string) *JSONReport {
 	doc := &JSONReport{
 		Benchmatrix: version.Version,
 		Sysbench:    SysbenchVersion,
@@ -1149,6 +1193,9 @@ func (x *execution) document(intervals []Interval, res *Result, interrupted bool
 	}
 	for _, iv := range intervals {
 		doc.Intervals = append(doc.Intervals, NewJSONInterval(iv, x.inv.Options.Percentile))
+	}
+	for _, cp := range checkpoints {
+		doc.Checkpoints = append(doc.Checkpoints, JSONCheckpoint{At: (cp.End - x.inv.Options.Warmup).Seconds(), Result: NewJSONResult(cp.Checkpoint)})
 	}
 	return doc
 }
@@ -1204,6 +1251,7 @@ func writeUsage(w io.Writer) {
 		{"--thread-stack-size=SIZE", "size of stack per thread (accepted, ignored: Go sizes its stacks) [64K]"},
 		{"--rate=N", fmt.Sprintf("average transactions rate. 0 for unlimited rate [%s]", formatNumber(d.Rate))},
 		{"--report-interval=N", "periodically report intermediate statistics with a specified interval in seconds. 0 disables intermediate reports [0]"},
+		{"--report-checkpoints=[LIST,...]", "dump full statistics and reset all counters at specified points in time. The argument is a list of comma-separated values representing the amount of time in seconds elapsed from start of test when report checkpoint(s) must be performed. Report checkpoints are off by default. []"},
 		{"--debug[=on|off]", "print more debugging info (accepted, ignored) [off]"},
 		{"--validate[=on|off]", "perform validation checks where possible (accepted, ignored) [off]"},
 		{"--help[=on|off]", "print help and exit [off]"},

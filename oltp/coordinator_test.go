@@ -28,6 +28,9 @@ type fakeRun struct {
 	cutAt     time.Duration // when the coordinator cut (-1: never)
 	returned  time.Duration // when drive returned
 	phases    []phaseSeen   // each event's start and phase
+	// What the final result counts (since the last checkpoint, if any).
+	finalEvents    int64
+	lastCheckpoint time.Duration
 }
 
 type phaseSeen struct {
@@ -100,6 +103,9 @@ func (f *fakeRun) run(t *testing.T) {
 	f.out = co.drive(ctx, allDone)
 	f.returned = time.Since(f.start)
 	synctest.Wait()
+	co.col.collect(&co.iv)
+	f.finalEvents = co.col.cum[phRun].events
+	f.lastCheckpoint = co.lastCheckpoint
 }
 
 func fakeOptions(warmup, run, grace time.Duration) Options {
@@ -245,5 +251,56 @@ func TestCutWorkers(t *testing.T) {
 	}
 	if _, err := other.Write([]byte{1}); err != io.ErrClosedPipe {
 		t.Fatalf("the refused connection was left open: %v", err)
+	}
+}
+
+// --report-checkpoints in fake time: each checkpoint reports the measured
+// events since the previous one and starts afresh, counting from the start
+// of the measured window; the intervals still see every event, whether or
+// not a checkpoint fell inside them; nothing is lost or counted twice.
+func TestCoordinatorCheckpoints(t *testing.T) {
+	for _, ri := range []time.Duration{time.Second, 2 * time.Second} {
+		t.Run(ri.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := fakeOptions(time.Second, 4*time.Second, 0)
+				o.ReportInterval = ri
+				o.ReportCheckpoints = []time.Duration{0, time.Second, 2 * time.Second}
+				f := &fakeRun{o: o}
+				f.run(t)
+				var cps []Interval
+				var ivEvents int64
+				for _, iv := range f.intervals {
+					switch iv.Phase {
+					case PhaseCheckpoint:
+						cps = append(cps, iv)
+					case PhaseRun:
+						ivEvents += iv.Events
+					}
+				}
+				// The checkpoint at 0 has passed when the window starts: skipped.
+				if len(cps) != 2 {
+					t.Fatalf("%d checkpoints, want 2: %+v", len(cps), cps)
+				}
+				var cpEvents int64
+				for i, cp := range cps {
+					wantEnd := o.Warmup + time.Duration(i+1)*time.Second
+					r := cp.Checkpoint
+					if cp.End != wantEnd || r.Elapsed != time.Second || r.TotalTime != time.Duration(i+1)*time.Second {
+						t.Errorf("checkpoint %d at %v: elapsed %v, total %v; want at %v, 1s, %ds", i, cp.End, r.Elapsed, r.TotalTime, wantEnd, i+1)
+					}
+					// Two workers, an event every 70 ms: 26 to 29 per second (the first second starts with events still in the warm-up).
+					if r.Events < 26 || r.Events > 29 || r.Fairness.EventsAvg != float64(r.Events)/2 {
+						t.Errorf("checkpoint %d: %d events, fairness %+v", i, r.Events, r.Fairness)
+					}
+					cpEvents += r.Events
+				}
+				if f.lastCheckpoint != 3*time.Second {
+					t.Errorf("last checkpoint at %v, want 3s", f.lastCheckpoint)
+				}
+				if cpEvents+f.finalEvents != ivEvents {
+					t.Errorf("checkpoints %d + final %d events != %d in the intervals", cpEvents, f.finalEvents, ivEvents)
+				}
+			})
+		})
 	}
 }

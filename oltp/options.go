@@ -66,6 +66,13 @@ type Options struct {
 	// is 1ns here. Library callers (the runner) set the field directly; it
 	// is not an Options.Set key.
 	ForcedShutdown time.Duration `json:"forced_shutdown,omitempty"`
+	// ReportCheckpoints is sysbench's --report-checkpoints: at each of these
+	// times since the clocks started, the run reports the full statistics
+	// since the previous checkpoint (a PhaseCheckpoint interval carrying a
+	// Result) and starts counting afresh; the final Result then covers
+	// only the time after the last checkpoint. Sorted ascending. Like
+	// ForcedShutdown, it is set by the command line, not an Options.Set key.
+	ReportCheckpoints []time.Duration `json:"report_checkpoints,omitempty"`
 
 	// Random numbers.
 	RandType       string  `json:"rand_type"`

@@ -52,6 +52,13 @@ func WriteRunHeader(w io.Writer, o Options) {
 	if o.ReportInterval > 0 {
 		fmt.Fprintf(w, "Report intermediate results every %s second(s)\n", formatNumber(o.ReportInterval.Seconds()))
 	}
+	if len(o.ReportCheckpoints) > 0 {
+		at := make([]string, len(o.ReportCheckpoints))
+		for i, c := range o.ReportCheckpoints {
+			at[i] = strconv.FormatInt(int64(c/time.Second), 10)
+		}
+		fmt.Fprintf(w, "Report checkpoint(s) at %s seconds\n", strings.Join(at, ", "))
+	}
 	if o.Warmup > 0 {
 		fmt.Fprintf(w, "Warm-up time: %s second(s), excluded from the final statistics\n", formatNumber(o.Warmup.Seconds()))
 	}
@@ -70,6 +77,14 @@ func WriteRunHeader(w io.Writer, o Options) {
 	fmt.Fprintf(w, "\n")
 	fmt.Fprintf(w, "Initializing worker threads...\n\n")
 	fmt.Fprintf(w, "Threads started!\n\n")
+}
+
+// WriteCheckpoint writes a --report-checkpoints report as sysbench does:
+// "[ Ns ] Checkpoint report:" and the full statistics since the previous
+// checkpoint.
+func WriteCheckpoint(w io.Writer, at time.Duration, res *Result) {
+	fmt.Fprintf(w, "[ %.0fs ] Checkpoint report:\n", at.Seconds())
+	WriteSummary(w, res)
 }
 
 // FormatInterval renders one interval as sysbench's --report-interval line
@@ -221,7 +236,11 @@ func WriteSummary(w io.Writer, res *Result) {
 	}
 	fmt.Fprintf(w, "\n")
 	fmt.Fprintf(w, "General statistics:\n")
-	fmt.Fprintf(w, "    total time:                          %.4fs\n", sec)
+	total := sec
+	if res.TotalTime > 0 {
+		total = res.TotalTime.Seconds()
+	}
+	fmt.Fprintf(w, "    total time:                          %.4fs\n", total)
 	fmt.Fprintf(w, "    total number of events:              %d\n", res.Events)
 	fmt.Fprintf(w, "\n")
 	l := res.Latency
@@ -429,11 +448,20 @@ type JSONReport struct {
 	Connection  JSONConnection `json:"connection"`
 	// Options are the options in effect, named as on the command line
 	// (sysbench's names with underscores); durations are in seconds.
-	Options     map[string]any `json:"options"`
-	Intervals   []JSONInterval `json:"intervals"`
-	Result      *JSONResult    `json:"result"`
-	Interrupted bool           `json:"interrupted"`
-	Error       string         `json:"error,omitempty"`
+	Options   map[string]any `json:"options"`
+	Intervals []JSONInterval `json:"intervals"`
+	Result    *JSONResult    `json:"result"`
+	// Checkpoints are the --report-checkpoints reports, in order.
+	Checkpoints []JSONCheckpoint `json:"checkpoints,omitempty"`
+	Interrupted bool             `json:"interrupted"`
+	Error       string           `json:"error,omitempty"`
+}
+
+// JSONCheckpoint is one --report-checkpoints report: the seconds since the
+// start of the measured window, and the statistics since the previous one.
+type JSONCheckpoint struct {
+	At     float64     `json:"at_s"`
+	Result *JSONResult `json:"result"`
 }
 
 // JSONConnection is where the command connected. It never holds the

@@ -116,6 +116,12 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		measureStart = end // stopped during the warm-up: nothing measured
 	}
 	res.Elapsed = end.Sub(measureStart)
+	if co.lastCheckpoint > 0 {
+		// The statistics are those since the last checkpoint; sysbench's
+		// total time stays the whole window's.
+		res.TotalTime = res.Elapsed
+		res.Elapsed = end.Sub(start.Add(co.lastCheckpoint))
+	}
 	t := &col.cum[phRun]
 	res.Events, res.Reads, res.Writes, res.Others = t.events, t.reads, t.writes, t.others
 	res.Errors, res.Reconnects, res.Late = t.errors, t.reconnects, t.late
@@ -174,6 +180,10 @@ type coordinator struct {
 
 	droppedSeen int64
 	droppedRun  int64
+	// lastCheckpoint is when the statistics were last reset by a
+	// --report-checkpoints report (since the start of the clocks); zero
+	// when none was.
+	lastCheckpoint time.Duration
 }
 
 // outcome is how the coordinator saw the run end.
@@ -273,6 +283,13 @@ func (co *coordinator) window(ctx context.Context, allDone <-chan struct{}, meas
 		runEnd = o.Warmup + o.Time
 	}
 	nextTick := base + ri
+	// Checkpoints count from the start of the measured window, as
+	// sysbench's count from the start of its threads (it has no warm-up).
+	cps := o.ReportCheckpoints
+	ci := 0
+	for ci < len(cps) && cps[ci] <= 0 {
+		ci++ // sysbench skips a checkpoint whose time has passed
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -284,6 +301,9 @@ func (co *coordinator) window(ctx context.Context, allDone <-chan struct{}, meas
 		}
 		if ri > 0 {
 			consider(nextTick)
+		}
+		if ci < len(cps) {
+			consider(o.Warmup + cps[ci])
 		}
 		if phase == phWarmup {
 			consider(warmEnd)
@@ -332,15 +352,44 @@ func (co *coordinator) window(ctx context.Context, allDone <-chan struct{}, meas
 			// Everything recorded so far belongs to the warm-up.
 			co.droppedRun = 0
 		}
+		if ci < len(cps) && next == o.Warmup+cps[ci] {
+			co.checkpoint(time.Since(co.start))
+			for ci < len(cps) && o.Warmup+cps[ci] <= next {
+				ci++
+			}
+		}
 		if end {
 			return stopWindowEnd, runEnd
 		}
 	}
 }
 
+// checkpoint reports the statistics since the previous checkpoint (or the
+// start of the measured window) at `at`, the clocks' reading now, and
+// starts them afresh. What it takes from the workers also stays in the
+// current interval.
+func (co *coordinator) checkpoint(at time.Duration) {
+	co.col.drain(&co.iv, phRun)
+	res := co.col.checkpoint(*co.o)
+	from := max(co.lastCheckpoint, co.o.Warmup)
+	res.Elapsed = at - from
+	res.TotalTime = at - co.o.Warmup
+	co.lastCheckpoint = at
+	if co.report != nil {
+		co.report(Interval{Phase: PhaseCheckpoint, Start: from, End: at, Checkpoint: res})
+	}
+}
+
 // emit collects the interval [from, to) and reports it.
 func (co *coordinator) emit(phase int, from, to time.Duration) {
-	co.col.collectPhases(&co.iv, phase)
+	// The interval holds what the workers recorded since the last tick,
+	// and what a checkpoint took from them since (checkpoint); it starts
+	// empty again after the report.
+	co.col.drain(&co.iv, phase)
+	defer func() {
+		co.iv.clearCounts()
+		co.iv.hist.Reset()
+	}()
 	d := co.sh.dropped.Load()
 	dropped := d - co.droppedSeen
 	co.droppedSeen = d

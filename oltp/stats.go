@@ -99,6 +99,12 @@ func (c *collector) collect(iv *tally) { c.collectPhases(iv, phRun) }
 func (c *collector) collectPhases(iv *tally, upTo int) {
 	iv.clearCounts()
 	iv.hist.Reset()
+	c.drain(iv, upTo)
+}
+
+// drain moves every worker's tallies of phases up to upTo into iv (added
+// to what it holds) and into the cumulative tallies.
+func (c *collector) drain(iv *tally, upTo int) {
 	for i, ws := range c.ws {
 		for p := range ws.ph {
 			if p > upTo {
@@ -131,6 +137,24 @@ func (c *collector) collectPhases(iv *tally, upTo int) {
 			}
 		}
 	}
+}
+
+// checkpoint returns the run phase's statistics since the last
+// checkpoint (a Result without its times) and starts them afresh, as
+// sysbench's --report-checkpoints resets all counters.
+func (c *collector) checkpoint(o Options) *Result {
+	t := &c.cum[phRun]
+	res := &Result{Options: o}
+	res.Events, res.Reads, res.Writes, res.Others = t.events, t.reads, t.writes, t.others
+	res.Errors, res.Reconnects, res.Late = t.errors, t.reconnects, t.late
+	res.Latency = t.latency(o.Percentile)
+	res.Fairness = c.fairness()
+	res.Histogram = histogramBars(t.hist)
+	t.clearCounts()
+	t.hist.Reset()
+	clear(c.perEvents)
+	clear(c.perLatSum)
+	return res
 }
 
 // fairness is sysbench's threads fairness over the run phase: mean and
