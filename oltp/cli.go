@@ -267,6 +267,11 @@ func parseCommandLine(args []string) (Invocation, error) {
 	// --test names it), the second the command, a third is an error that
 	// is reported before anything else. --test names the test wherever it
 	// stands.
+	args, notices, err := expandConfigFiles(args) // configfile.go
+	if err != nil {
+		return p.inv, err
+	}
+	p.inv.Notices = append(p.inv.Notices, notices...)
 	var test, command string
 	viaTest := false
 	for _, arg := range args {
@@ -725,7 +730,7 @@ func (p *parser) setOption(body string) error {
 			return err
 		}
 		inv.Options.ReportCheckpoints = cps
-	case "config_file", "mysql_ssl_ca", "mysql_ssl_cert", "mysql_ssl_key":
+	case "mysql_ssl_ca", "mysql_ssl_cert", "mysql_ssl_key":
 		return usagef(disp, "%s is not supported by benchmatrix oltp", disp)
 	case "workload":
 		// The workload is the first word, as in sysbench; Options.Set's
@@ -1256,6 +1261,7 @@ func writeUsage(w io.Writer) {
 		{"--validate[=on|off]", "perform validation checks where possible (accepted, ignored) [off]"},
 		{"--help[=on|off]", "print help and exit [off]"},
 		{"--version[=on|off]", "print version and exit [off]"},
+		{"--config-file=FILENAME", "File containing command line options"},
 		{"--tx-rate=N", "deprecated alias for --rate [0]"},
 		{"--max-requests=N", "deprecated alias for --events [0]"},
 		{"--max-time=N", "deprecated alias for --time [0]"},
