@@ -9,19 +9,15 @@ package oltp
 // MariaDB's packages: /run/mysqld/mysqld.sock).
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"benchmatrix/mycnf"
 )
 
 // DefaultSocketPath is the distribution's default, libmariadb's on Debian.
 const DefaultSocketPath = "/run/mysqld/mysqld.sock"
-
-// optionFiles are the client option files libmysqlclient reads, in order
-// (a later file's value wins).
-var optionFiles = []string{"/etc/my.cnf", "/etc/mysql/my.cnf", "~/.my.cnf"}
 
 // systemSocket resolves the socket from this process's environment and
 // files.
@@ -36,58 +32,14 @@ func resolveSocket(getenv func(string) string, read func(string) ([]byte, error)
 	if s := getenv("MYSQL_UNIX_PORT"); s != "" {
 		return s
 	}
+	files := mycnf.FS{ReadFile: read, Glob: glob, Home: home, Getenv: getenv}
+	args, _ := files.Load(mycnf.Sources{}, "client", "client-server", "client-mariadb")
 	sock := ""
-	seen := map[string]bool{}
-	var readFile func(path string, depth int)
-	readFile = func(path string, depth int) {
-		if depth > 10 || seen[path] {
-			return
+	for _, a := range args {
+		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if strings.ReplaceAll(strings.ToLower(name), "_", "-") == "socket" && value != "" {
+			sock = value // a later file's value wins
 		}
-		seen[path] = true
-		data, err := read(path)
-		if err != nil {
-			return
-		}
-		group := ""
-		sc := bufio.NewScanner(strings.NewReader(string(data)))
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			switch {
-			case line == "" || line[0] == '#' || line[0] == ';':
-			case strings.HasPrefix(line, "!includedir"):
-				dir := strings.TrimSpace(strings.TrimPrefix(line, "!includedir"))
-				files, _ := glob(filepath.Join(dir, "*.cnf"))
-				sort.Strings(files)
-				for _, f := range files {
-					readFile(f, depth+1)
-				}
-			case strings.HasPrefix(line, "!include"):
-				readFile(strings.TrimSpace(strings.TrimPrefix(line, "!include")), depth+1)
-			case line[0] == '[':
-				group = strings.ToLower(strings.Trim(line, "[] \t"))
-			default:
-				key, value, ok := strings.Cut(line, "=")
-				key = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(key)), "_", "-")
-				if !ok || key != "socket" {
-					continue
-				}
-				switch group {
-				case "client", "client-server", "client-mariadb":
-					if v := strings.Trim(strings.TrimSpace(value), `"'`); v != "" {
-						sock = v
-					}
-				}
-			}
-		}
-	}
-	for _, f := range optionFiles {
-		if strings.HasPrefix(f, "~/") {
-			if home == "" {
-				continue
-			}
-			f = filepath.Join(home, f[2:])
-		}
-		readFile(f, 0)
 	}
 	if sock != "" {
 		return sock

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/mycnf"
 	"benchmatrix/version"
 )
 
@@ -49,7 +50,12 @@ type option struct {
 type cliState struct {
 	help, version bool
 	positional    []string
-	ignored       []string // options accepted and ignored (no effect here)
+	// inFile is set while the option files' arguments are parsed: a port
+	// or socket from my.cnf does not choose the protocol, as one on the
+	// command line does (MariaDB 10.6.1 and later).
+	inFile bool
+	// printDefaults is --print-defaults: the arguments from the files.
+	printDefaults []string
 }
 
 func str(f func(c *Config) *string) func(*Config, string, *cliState) error {
@@ -119,12 +125,15 @@ var options = []option{
 		return nil
 	}},
 	{"plugin_dir", 0, reqArg, ignore},
-	{"port", 'P', reqArg, func(c *Config, v string, _ *cliState) error {
+	{"port", 'P', reqArg, func(c *Config, v string, st *cliState) error {
 		n, err := parseNumber("port", v)
 		if err != nil {
 			return err
 		}
-		c.Port, c.Protocol = n, "tcp" // a port on the command line means TCP
+		c.Port = n
+		if !st.inFile {
+			c.Protocol = "tcp" // a port on the command line means TCP
+		}
 		return nil
 	}},
 	{"post-query", 0, reqArg, str(func(c *Config) *string { return &c.PostQuery })},
@@ -141,16 +150,28 @@ var options = []option{
 	}},
 	{"query", 'q', reqArg, str(func(c *Config) *string { return &c.Query })},
 	{"silent", 's', boolArg, flag(func(c *Config) *bool { return &c.Silent })},
-	{"socket", 'S', reqArg, func(c *Config, v string, _ *cliState) error { c.Socket, c.Protocol = v, "socket"; return nil }},
+	{"socket", 'S', reqArg, func(c *Config, v string, st *cliState) error {
+		c.Socket = v
+		if !st.inFile {
+			c.Protocol = "socket" // a socket on the command line means the socket
+		}
+		return nil
+	}},
 	{"user", 'u', reqArg, str(func(c *Config) *string { return &c.User })},
 	{"verbose", 'v', noArg, func(c *Config, v string, _ *cliState) error { c.Verbose++; return nil }},
 	{"version", 'V', noArg, func(c *Config, v string, st *cliState) error { st.version = true; return nil }},
 }
 
-// Option files: benchmatrix does not read my.cnf; these are accepted so
-// that scripts passing them keep working.
-var defaultsOptions = map[string]bool{"no-defaults": true, "print-defaults": false, "defaults-file": true,
-	"defaults-extra-file": true, "defaults-group-suffix": true}
+// optionFiles is where the option files are read from (a test's fake
+// machine, or the real one).
+var optionFiles = mycnf.OS
+
+// defaultsGroups are the option-file groups mariadb-slap 10.11 reads.
+var defaultsGroups = []string{"mysqlslap", "mariadb-slap", "client", "client-server", "client-mariadb"}
+
+// errUnknownVariable is my_getopt's exit code for an unknown option with a
+// value, as every option from a file has.
+const exitUnknownVariable = 7
 
 // UsageError is a command-line problem, with mariadb-slap's exit code.
 type UsageError struct {
@@ -169,6 +190,26 @@ func (e *UsageError) ExitCode() int { return e.Code }
 func Parse(args []string, info io.Writer) (Config, error) {
 	c := DefaultConfig()
 	st := &cliState{}
+	// The option files first (mycnf: --no-defaults, --defaults-file and
+	// the others count only before any other argument), then the command
+	// line, which overrides them.
+	src, args := mycnf.TakeSources(args)
+	fileArgs, err := optionFiles().Load(src, defaultsGroups...)
+	if err != nil {
+		return c, &UsageError{Msg: err.Error(), Code: exitFailure}
+	}
+	if src.Print {
+		return c, &helpRequest{defaults: fileArgs}
+	}
+	st.inFile = true
+	if err := parseArgs(&c, st, fileArgs, info); err != nil {
+		if ue, ok := err.(*UsageError); ok && ue.Code == exitUnknownOption {
+			ue.Code = exitUnknownVariable
+			ue.Msg = "unknown variable '" + strings.TrimPrefix(strings.TrimPrefix(ue.Msg, "unknown option '--"), "unknown option '")
+		}
+		return c, err
+	}
+	st.inFile = false
 	if err := parseArgs(&c, st, args, info); err != nil {
 		return c, err
 	}
@@ -187,7 +228,10 @@ func Parse(args []string, info io.Writer) (Config, error) {
 	return c, nil
 }
 
-type helpRequest struct{ help bool }
+type helpRequest struct {
+	help     bool
+	defaults []string // --print-defaults: the option files' arguments
+}
 
 func (h *helpRequest) Error() string { return "help" }
 
@@ -238,9 +282,13 @@ func parseArgs(c *Config, st *cliState, args []string, info io.Writer) error {
 		case strings.HasPrefix(a, "--"):
 			body := a[2:]
 			name, val, hasVal := strings.Cut(body, "=")
-			if defaultsOptions[strings.ReplaceAll(name, "_", "-")] {
-				st.ignored = append(st.ignored, a)
-				continue
+			if mycnf.IsSource(name) {
+				// They count only before every other argument, as in
+				// mariadb-slap; later they are unknown.
+				if hasVal {
+					return &UsageError{Code: exitUnknownVariable, Msg: fmt.Sprintf("unknown variable '%s'", body)}
+				}
+				return &UsageError{Code: exitUnknownOption, Msg: fmt.Sprintf("unknown option '%s'", a)}
 			}
 			loose := false
 			if strings.HasPrefix(name, "loose-") || strings.HasPrefix(name, "loose_") {
@@ -404,6 +452,14 @@ func (c *Config) Endpoint() *mysql.Config {
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	const prog = "benchmatrix slap"
 	c, err := Parse(args, stderr)
+	if h, ok := err.(*helpRequest); ok && h.defaults != nil {
+		fmt.Fprintf(stdout, "%s would have been started with the following arguments:\n", prog)
+		for _, a := range h.defaults {
+			fmt.Fprintf(stdout, "%s ", maskPassword(a))
+		}
+		fmt.Fprintln(stdout)
+		return exitOK
+	}
 	if h, ok := err.(*helpRequest); ok {
 		fmt.Fprintf(stdout, "%s  Ver 1.0 (mariadb-slap 10.11 command line; benchmatrix %s)\n", prog, version.Version)
 		if h.help {
@@ -475,5 +531,18 @@ func printHelp(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s --%s%s\n", short, o.name, arg)
 	}
-	fmt.Fprintf(w, "\nOption files (my.cnf) are not read; --no-defaults and --defaults-file are accepted and ignored.\n")
+	fmt.Fprintf(w, "\nOption files: the [mysqlslap], [mariadb-slap], [client], [client-server] and [client-mariadb]\n"+
+		"groups of /etc/my.cnf, /etc/mysql/my.cnf, $MYSQL_HOME/my.cnf and ~/.my.cnf, unless the first\n"+
+		"options say otherwise: --no-defaults, --defaults-file=F, --defaults-extra-file=F,\n"+
+		"--defaults-group-suffix=S, --print-defaults (passwords printed as *****).\n")
+}
+
+// maskPassword hides the value of a password option: --print-defaults
+// shows what the files hold, but a password never reaches the screen.
+func maskPassword(arg string) string {
+	name, _, ok := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+	if ok && strings.Contains(strings.ToLower(name), "password") {
+		return "--" + name + "=*****"
+	}
+	return arg
 }
