@@ -50,7 +50,7 @@ type WorkloadDef struct {
 // NonDefiningOptions are the engine options left out of a workload
 // fingerprint: they say how long to run and what to report, not what the
 // workload does. Threads, rate and everything else stay in.
-var NonDefiningOptions = []string{"time", "warmup_time", "events", "report_interval", "histogram", "percentile", "forced_shutdown"}
+var NonDefiningOptions = []string{"time", "warmup_time", "events", "report_interval", "histogram", "percentile", "forced_shutdown", "report_checkpoints"}
 
 // Mismatch is one difference between two fingerprints.
 type Mismatch struct {

@@ -140,6 +140,9 @@ func ReadIntervals(dir string) (map[string][]IntervalPoint, error) {
 type plotGroup struct {
 	key   string   // the non-scenario parameters, "threads=8/engine=innodb"; "" for all
 	cells []string // cell names in run order
+	// part of parts: a group of many cells drawn as small multiples
+	// (plot_layout.go); parts is 0 for a group drawn whole.
+	part, parts int
 }
 
 func plotGroups(r *Run) []plotGroup {
@@ -163,7 +166,7 @@ func plotGroups(r *Run) []plotGroup {
 		}
 		groups[i].cells = append(groups[i].cells, c.Name)
 	}
-	return groups
+	return splitGroups(groups) // plot_layout.go
 }
 
 // PlotFiles returns the figures WritePlots draws for r, in order: the tps
@@ -185,7 +188,12 @@ func PlotFiles(r *Run) []PlotFile {
 		if g.key != "" {
 			title += ": " + groupLabel(g.key)
 			name += "-" + safeName(g.key)
+		} else if _, common := shortLabels(g.cells); len(common) > 0 {
+			title += ": " + strings.Join(common, ", ")
 		}
+		pt, pn := g.partSuffix()
+		title += pt
+		name += pn
 		for used[name] { // sanitising made two keys equal
 			sum := sha256.Sum256([]byte(g.key + name))
 			name += fmt.Sprintf("-%x", sum[:3])
@@ -427,6 +435,8 @@ func (b *bands) Thumbnail(c *draw.Canvas) {
 // warm-up shaded grey and dashed, stall episodes shaded in the line's
 // colour, the legend beside the panels.
 func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
+	colors := figureColors(r, g, pal) // plot_layout.go
+	short, _ := shortLabels(g.cells)
 	inGroup := map[string]bool{}
 	for _, n := range g.cells {
 		inGroup[n] = true
@@ -502,7 +512,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		if len(spans) == 0 {
 			continue
 		}
-		if clr := pal.color(cr.cell); !stalled[clr] {
+		if clr := colors[cr.cell.Name]; !stalled[clr] {
 			stalled[clr] = true
 			stallColors = append(stallColors, withAlpha(clr, 0x50))
 		}
@@ -510,7 +520,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		if cr.cell.Repeat > 1 {
 			a = 0x20
 		}
-		b := &bands{spans: spans, color: withAlpha(pal.color(cr.cell), a)}
+		b := &bands{spans: spans, color: withAlpha(colors[cr.cell.Name], a)}
 		for _, p := range panels {
 			p.Add(b)
 		}
@@ -524,7 +534,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	var legend []legendItem
 	legended := map[string]bool{}
 	for _, cr := range runs {
-		clr := pal.color(cr.cell)
+		clr := colors[cr.cell.Name]
 		width := vg.Points(lineWidth)
 		if cr.cell.Repeat > 1 {
 			width = vg.Points(repeatWidth)
@@ -573,7 +583,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 				panel.p.Add(l)
 			}
 		}
-		name := cr.cell.Name
+		name := short[cr.cell.Name]
 		if pal.byScenario {
 			name = cr.cell.Scenario
 		}
@@ -839,6 +849,11 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 				continue
 			}
 			b.color = pal.color(c)
+			if len(pal.index) > len(plotColors) {
+				// More scenarios or cells than colours: one colour, so
+				// none repeats; the axis names every bar.
+				b.color = plotColors[0]
+			}
 			if c.Status == CellOK && c.Result != nil {
 				b.lo, b.hi = math.Min(b.lo, c.Result.TPS()), math.Max(b.hi, c.Result.TPS())
 			}

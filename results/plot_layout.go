@@ -1,0 +1,142 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+)
+
+// How many cells' lines one series figure holds, and how its colours and
+// labels stay readable: a group of more cells is drawn as small multiples
+// (several figures of at most maxSeries lines each); within one figure
+// every line has its own colour (the run-wide colour of its scenario or
+// cell when those are distinct within the figure, else one by position);
+// and the legend names each cell by what differs within the figure, the
+// parameters they share going to the title.
+const maxSeries = 8
+
+// splitGroups cuts every group of more than maxSeries cells into parts of
+// nearly equal size, in run order.
+func splitGroups(groups []plotGroup) []plotGroup {
+	var out []plotGroup
+	for _, g := range groups {
+		n := len(g.cells)
+		if n <= maxSeries {
+			out = append(out, g)
+			continue
+		}
+		parts := (n + maxSeries - 1) / maxSeries
+		size := (n + parts - 1) / parts
+		for p := 0; p < parts; p++ {
+			lo, hi := p*size, min((p+1)*size, n)
+			out = append(out, plotGroup{key: g.key, cells: g.cells[lo:hi], part: p + 1, parts: parts})
+		}
+	}
+	return out
+}
+
+// figureColors gives each cell of a figure its colour: the palette's when
+// no two of the figure's cells share one, else one per distinct key by
+// position (a figure has at most maxSeries keys, fewer than the colours).
+func figureColors(r *Run, g plotGroup, pal palette) map[string]color.RGBA {
+	in := map[string]bool{}
+	for _, n := range g.cells {
+		in[n] = true
+	}
+	var keys []string
+	cellKey := map[string]string{}
+	seenKey := map[string]bool{}
+	for _, c := range r.Cells {
+		if !in[c.Name] {
+			continue
+		}
+		k := pal.key(c)
+		cellKey[c.Name] = k
+		if !seenKey[k] {
+			seenKey[k] = true
+			keys = append(keys, k)
+		}
+	}
+	used := map[color.RGBA]bool{}
+	distinct := true
+	for _, k := range keys {
+		clr := plotColors[pal.index[k]%len(plotColors)]
+		if used[clr] {
+			distinct = false
+		}
+		used[clr] = true
+	}
+	byKey := map[string]color.RGBA{}
+	for i, k := range keys {
+		if distinct {
+			byKey[k] = plotColors[pal.index[k]%len(plotColors)]
+		} else {
+			byKey[k] = plotColors[i%len(plotColors)]
+		}
+	}
+	out := map[string]color.RGBA{}
+	for name, k := range cellKey {
+		out[name] = byKey[k]
+	}
+	return out
+}
+
+// shortLabels names each cell of a figure by the "key=value" parts of its
+// name that differ within the figure, and returns the parts all of them
+// share (for the title). Names that are not key=value paths (a cell_name
+// template) are kept whole.
+func shortLabels(names []string) (labels map[string]string, common []string) {
+	labels = map[string]string{}
+	split := make([][]string, len(names))
+	for i, n := range names {
+		split[i] = strings.Split(n, "/")
+		for _, part := range split[i] {
+			if !strings.Contains(part, "=") {
+				split = nil
+				break
+			}
+		}
+		if split == nil {
+			break
+		}
+	}
+	if split == nil || len(names) < 2 {
+		for _, n := range names {
+			labels[n] = n
+		}
+		return labels, nil
+	}
+	count := map[string]int{}
+	for _, parts := range split {
+		for _, p := range parts {
+			count[p]++
+		}
+	}
+	for _, p := range split[0] {
+		if count[p] == len(names) {
+			common = append(common, p)
+		}
+	}
+	for i, parts := range split {
+		var keep []string
+		for _, p := range parts {
+			if count[p] != len(names) {
+				keep = append(keep, p)
+			}
+		}
+		labels[names[i]] = strings.Join(keep, "/")
+		if labels[names[i]] == "" {
+			labels[names[i]] = names[i]
+		}
+	}
+	return labels, common
+}
+
+// partSuffix is the title and file-name suffix of one part of a group
+// drawn as small multiples.
+func (g plotGroup) partSuffix() (title, name string) {
+	if g.parts < 2 {
+		return "", ""
+	}
+	return fmt.Sprintf(" (%d of %d)", g.part, g.parts), fmt.Sprintf("-part%d", g.part)
+}

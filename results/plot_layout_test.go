@@ -1,0 +1,107 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/oltp"
+)
+
+// Twelve cells without scenarios: two small multiples of six lines, no
+// colour twice in one figure, legends keyed by what differs, the shared
+// parameters in the title.
+func TestPlotLayoutManyCells(t *testing.T) {
+	t.Parallel()
+	var cells []Cell
+	for _, e := range []string{"innodb", "myisam"} {
+		for _, th := range []int{1, 2, 4, 8, 16, 32} {
+			cells = append(cells, Cell{Name: fmt.Sprintf("engine=%s/threads=%d/table_size=1000", e, th), Status: CellOK, Repeat: 1})
+		}
+	}
+	r := &Run{Cells: cells}
+	groups := plotGroups(r)
+	if len(groups) != 2 || len(groups[0].cells) != 6 || groups[1].part != 2 || groups[1].parts != 2 {
+		t.Fatalf("groups %+v, want 2 parts of 6", groups)
+	}
+	files := PlotFiles(r)
+	if len(files) != 3 || !strings.HasSuffix(files[2].Path, "series-part2.png") || !strings.Contains(files[2].Title, "table_size=1000") || !strings.Contains(files[2].Title, "(2 of 2)") {
+		t.Errorf("files %+v", files)
+	}
+	pal := newPalette(r)
+	for _, g := range groups {
+		colors := figureColors(r, g, pal)
+		seen := map[color.RGBA]string{}
+		for _, n := range g.cells {
+			if other, dup := seen[colors[n]]; dup {
+				t.Errorf("%s and %s share a colour", n, other)
+			}
+			seen[colors[n]] = n
+		}
+		labels, common := shortLabels(g.cells)
+		if !slices.Equal(common, []string{cells[g.part*6-6].Name[:len("engine=innodb")], "table_size=1000"}) {
+			t.Errorf("common %q", common)
+		}
+		for _, n := range g.cells {
+			if strings.Contains(labels[n], "table_size") || !strings.Contains(labels[n], "threads=") {
+				t.Errorf("label of %s: %q", n, labels[n])
+			}
+		}
+	}
+	// Names from a template are kept whole.
+	if l, c := shortLabels([]string{"b1e1-t8", "b0e1-t8"}); l["b1e1-t8"] != "b1e1-t8" || c != nil {
+		t.Errorf("template names: %q %q", l, c)
+	}
+}
+
+// The figures of a 12-cell run are drawn: two small multiples (the picture
+// itself was checked by eye; PLOT_OUT=DIR keeps them).
+func TestWritePlotsManyCells(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := Create(dir, []string{"threads"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := &Run{Experiment: "many", Columns: []string{"threads"}, Status: StatusFinished}
+	for i := 0; i < 12; i++ {
+		th := fmt.Sprint(1 << (i / 2))
+		c := Cell{Name: fmt.Sprintf("engine=%s/threads=%s", []string{"innodb", "myisam"}[i%2], th), Index: i, Repeat: 1, Status: CellOK,
+			Params: []experiment.Param{{Name: "threads", Value: th}}}
+		res := &oltp.Result{Elapsed: 10 * time.Second}
+		for s := 0; s < 10; s++ {
+			ev := int64(200*(i+1) + 30*(s%3))
+			c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: time.Duration(s) * time.Second,
+				End: time.Duration(s+1) * time.Second, Events: ev, LatP95: float64(1 + i), LatP50: 1})
+			res.Events += ev
+		}
+		c.Result = res
+		if err := w.AppendCell(&c); err != nil {
+			t.Fatal(err)
+		}
+		r.Cells = append(r.Cells, c)
+	}
+	if err := w.WriteRun(r); err != nil {
+		t.Fatal(err)
+	}
+	files, err := WritePlots(dir, r)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("%v, %v", files, err)
+	}
+	for _, f := range files[1:] {
+		checkPNG(t, filepath.Join(dir, f.Path), 900, 600)
+	}
+	if out := os.Getenv("PLOT_OUT"); out != "" {
+		for _, f := range files {
+			data, _ := os.ReadFile(filepath.Join(dir, f.Path))
+			_ = os.WriteFile(filepath.Join(out, filepath.Base(f.Path)), data, 0o644)
+		}
+	}
+}
