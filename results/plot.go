@@ -201,6 +201,9 @@ func PlotFiles(r *Run) []PlotFile {
 		used[name] = true
 		files = append(files, PlotFile{Title: title, Path: PlotsDir + "/" + name + ".png"})
 	}
+	if f, ok := repeatsFile(r); ok { // plot_repeats.go
+		files = append(files, f)
+	}
 	return files
 }
 
@@ -258,8 +261,12 @@ func WritePlots(dir string, r *Run) ([]PlotFile, error) {
 		written = append(written, f)
 	}
 	draw(files[0], func() ([]byte, error) { return tpsBarChart(r, pal) })
-	for i, g := range plotGroups(r) {
+	groups := plotGroups(r)
+	for i, g := range groups {
 		draw(files[i+1], func() ([]byte, error) { return seriesFigure(r, g, ivs, pal) })
+	}
+	if len(files) > len(groups)+1 {
+		draw(files[len(groups)+1], func() ([]byte, error) { return repeatsFigure(r) })
 	}
 	return written, errors.Join(errs...)
 }

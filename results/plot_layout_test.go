@@ -105,3 +105,61 @@ func TestWritePlotsManyCells(t *testing.T) {
 		}
 	}
 }
+
+// The repeats figure: drawn when a cell has 3 or more successful repeats,
+// each cell's tps relative to its median in run order, a cell whose repeats
+// climb marked in the legend.
+func TestRepeatsFigure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := Create(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := &Run{Experiment: "warmup", Status: StatusFinished}
+	idx := 0
+	for rep := 1; rep <= 6; rep++ {
+		for _, sc := range []string{"cold", "warm"} {
+			tps := int64(1000)
+			if sc == "cold" {
+				tps = int64(800 + 40*rep) // climbs over the repeats
+			} else {
+				tps += int64(10 * (rep % 2))
+			}
+			c := Cell{Name: sc, Scenario: sc, Index: idx, Repeat: rep, Status: CellOK}
+			idx++
+			res := &oltp.Result{Elapsed: time.Second, Events: tps}
+			c.Intervals = []oltp.Interval{{Phase: oltp.PhaseRun, End: time.Second, Events: tps, LatP95: 1, LatP50: 1}}
+			c.Result = res
+			if err := w.AppendCell(&c); err != nil {
+				t.Fatal(err)
+			}
+			r.Cells = append(r.Cells, c)
+		}
+	}
+	if err := w.WriteRun(r); err != nil {
+		t.Fatal(err)
+	}
+	series := repeatSeriesOf(r)
+	if len(series) != 2 || len(series[0].tps) != 6 || series[0].tps[5] <= series[0].tps[0] {
+		t.Fatalf("series %+v", series)
+	}
+	files, err := WritePlots(dir, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := files[len(files)-1]
+	if last.Path != PlotsDir+"/repeats.png" {
+		t.Fatalf("files %+v: no repeats figure", files)
+	}
+	checkPNG(t, filepath.Join(dir, last.Path), 900, 400)
+	if out := os.Getenv("PLOT_OUT"); out != "" {
+		data, _ := os.ReadFile(filepath.Join(dir, last.Path))
+		_ = os.WriteFile(filepath.Join(out, "repeats.png"), data, 0o644)
+	}
+	// Two repeats: no figure.
+	if _, ok := repeatsFile(&Run{Cells: r.Cells[:4]}); ok {
+		t.Error("a repeats figure for 2 repeats")
+	}
+}

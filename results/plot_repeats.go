@@ -1,0 +1,144 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// The repeats figure, plots/repeats.png: each cell's tps in the order its
+// repeats ran, relative to the cell's median, so that a climb or a fall
+// over back-to-back repeats (an order effect such as warm-up) shows beside
+// the Mann-Kendall test the repeats table gives. Drawn when some cell has
+// at least 3 successful repeats; at most maxSeries lines per panel.
+
+// minRepeatsForFigure is the fewest successful repeats a cell needs to be
+// drawn (the trend test needs 3).
+const minRepeatsForFigure = 3
+
+// repeatSeries is one cell's tps per repeat, in run order.
+type repeatSeries struct {
+	name string
+	tps  []float64
+}
+
+func repeatSeriesOf(r *Run) []repeatSeries {
+	var order []string
+	by := map[string][]Cell{}
+	for _, c := range r.Cells {
+		if _, ok := by[c.Name]; !ok {
+			order = append(order, c.Name)
+		}
+		by[c.Name] = append(by[c.Name], c)
+	}
+	var out []repeatSeries
+	for _, name := range order {
+		cs := by[name]
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
+		s := repeatSeries{name: name}
+		for _, c := range cs {
+			if c.Status == CellOK && c.Result != nil {
+				s.tps = append(s.tps, c.Result.TPS())
+			}
+		}
+		if len(s.tps) >= minRepeatsForFigure {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// repeatsFile is the figure's entry in PlotFiles, or false when no cell
+// has enough repeats.
+func repeatsFile(r *Run) (PlotFile, bool) {
+	if len(repeatSeriesOf(r)) == 0 {
+		return PlotFile{}, false
+	}
+	return PlotFile{Title: "tps by repeat, relative to each cell's median", Path: PlotsDir + "/repeats.png"}, true
+}
+
+func repeatsFigure(r *Run) ([]byte, error) {
+	series := repeatSeriesOf(r)
+	var names []string
+	for _, s := range series {
+		names = append(names, s.name)
+	}
+	labels, common := shortLabels(names)
+	var rows [][]*plot.Plot
+	var legend []legendItem
+	maxN := 0
+	for _, s := range series {
+		maxN = max(maxN, len(s.tps))
+	}
+	for lo := 0; lo < len(series); lo += maxSeries {
+		part := series[lo:min(lo+maxSeries, len(series))]
+		p := plot.New()
+		gr := plotter.NewGrid()
+		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		p.Add(gr)
+		one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: float64(maxN), Y: 1}})
+		one.Color, one.Width, one.Dashes = textColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(one)
+		for i, s := range part {
+			med := Median(s.tps)
+			xys := make(plotter.XYs, len(s.tps))
+			for k, v := range s.tps {
+				xys[k].X, xys[k].Y = float64(k+1), v/med
+			}
+			clr := plotColors[i%len(plotColors)]
+			l, pts, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Width = clr, vg.Points(lineWidth)
+			pts.Color, pts.Shape = clr, draw.CircleGlyph{}
+			p.Add(l, pts)
+			label := labels[s.name]
+			if tr := MannKendall(s.tps); tr.P < DefaultAlpha {
+				dir := "rising"
+				if tr.S < 0 {
+					dir = "falling"
+				}
+				label += fmt.Sprintf(" (%s, p=%s)", dir, formatP(tr.P))
+			}
+			legend = append(legend, legendItem{clip(label, maxLegendText), l})
+		}
+		p.X.Min, p.X.Max = 0.8, float64(maxN)+0.2
+		p.X.Tick.Marker = integerTicks{}
+		p.Y.Label.Text = "tps / cell median"
+		restyle(&p.Y.Label.TextStyle, 11, textColor)
+		restyle(&p.X.Tick.Label, 10, textColor)
+		restyle(&p.Y.Tick.Label, 10, textColor)
+		rows = append(rows, []*plot.Plot{p})
+	}
+	last := rows[len(rows)-1][0]
+	last.X.Label.Text = "repeat, in the order run"
+	restyle(&last.X.Label.TextStyle, 11, textColor)
+	title := r.Experiment + ": tps by repeat"
+	if len(common) > 0 {
+		title += " (" + strings.Join(common, ", ") + ")"
+	}
+	caption := "Each cell's tps in the order its repeats ran, divided by its median (1 = the median). " +
+		"A cell whose repeats rise or fall with significance (Mann-Kendall, p < 0.05) is marked: " +
+		"an order effect such as warm-up, not noise."
+	h := seriesHeight * vg.Length(math.Max(1, float64(len(rows)))) * 0.55
+	return renderFigure(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
+}
+
+// integerTicks labels whole numbers only (repeat 1, 2, 3...).
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	step := math.Max(1, math.Ceil((hi-lo)/12))
+	for v := math.Ceil(lo); v <= hi; v += step {
+		out = append(out, plot.Tick{Value: v, Label: fmt.Sprint(int(v))})
+	}
+	return out
+}
