@@ -54,8 +54,6 @@ type cliState struct {
 	// or socket from my.cnf does not choose the protocol, as one on the
 	// command line does (MariaDB 10.6.1 and later).
 	inFile bool
-	// printDefaults is --print-defaults: the arguments from the files.
-	printDefaults []string
 }
 
 func str(f func(c *Config) *string) func(*Config, string, *cliState) error {
