@@ -75,6 +75,10 @@ type StallReport struct {
 	// PeriodDeep is set when the period holds over the deep stalls only
 	// (shallow ones between them ignored).
 	PeriodDeep bool
+	// PeriodLong is set when the period holds over the long stalls only
+	// (at least two-thirds as long as the longest): brief stalls between them,
+	// deep or not, are the host's noise.
+	PeriodLong bool
 	// Dips counts the brief shallow dips that were not called stalls.
 	Dips int
 	// PeriodConfirmed is set when there are ≥ 3 episodes and the
@@ -202,18 +206,32 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	}
 	lag := periodOf(r.Episodes)
 	periodic := r.Count
-	if lag == 0 {
-		// Shallow dips between periodic deep stalls (noise on a busy
-		// host) must not hide the period: try the deep ones alone.
-		var deep []Episode
+	// Noise between periodic stalls (a busy host's dips, even brief ones to
+	// near zero) must not hide the period: try the deep stalls alone, then
+	// the long ones (at least two-thirds as long as the longest, and 2 steps).
+	longest := 0
+	for _, ep := range r.Episodes {
+		longest = max(longest, ep.End-ep.Start)
+	}
+	for _, tier := range []struct {
+		flag *bool
+		keep func(Episode) bool
+	}{
+		{&r.PeriodDeep, func(ep Episode) bool { return ep.Deep }},
+		{&r.PeriodLong, func(ep Episode) bool { return longest >= 2 && 3*(ep.End-ep.Start) >= 2*longest }},
+	} {
+		if lag > 0 {
+			break
+		}
+		var sub []Episode
 		for _, ep := range r.Episodes {
-			if ep.Deep {
-				deep = append(deep, ep)
+			if tier.keep(ep) {
+				sub = append(sub, ep)
 			}
 		}
-		if len(deep) >= 3 && len(deep) < r.Count {
-			if lag = periodOf(deep); lag > 0 {
-				r.PeriodDeep, periodic = true, len(deep)
+		if len(sub) >= 3 && len(sub) < r.Count {
+			if lag = periodOf(sub); lag > 0 {
+				*tier.flag, periodic = true, len(sub)
 			}
 		}
 	}
@@ -343,16 +361,19 @@ func stallText(r StallReport) string {
 		b.WriteString(" (dips, none to zero)")
 	}
 	deep := ""
-	if r.PeriodDeep {
+	switch {
+	case r.PeriodDeep:
 		deep = " (the deep ones)"
+	case r.PeriodLong:
+		deep = " (the long ones)"
 	}
 	switch {
 	case r.Count == 2 && r.PeriodSeconds > 0:
 		fmt.Fprintf(&b, ", %.1f s apart", r.PeriodSeconds)
 	case r.PeriodConfirmed:
 		fmt.Fprintf(&b, ", every %.1f s%s", r.PeriodSeconds, deep)
-	case r.PeriodSeconds > 0 && r.PeriodDeep:
-		fmt.Fprintf(&b, ", every ~%.1f s (the deep ones, unconfirmed)", r.PeriodSeconds)
+	case r.PeriodSeconds > 0 && deep != "":
+		fmt.Fprintf(&b, ", every ~%.1f s (%s, unconfirmed)", r.PeriodSeconds, strings.Trim(deep, " ()"))
 	case r.PeriodSeconds > 0:
 		fmt.Fprintf(&b, ", every ~%.1f s (unconfirmed)", r.PeriodSeconds)
 	case r.Count >= 3:

@@ -48,6 +48,10 @@ func TestDetectStallsOnRecordedSeries(t *testing.T) {
 		// dip near the end of the window (the host's load) is reported
 		// but does not break the period.
 		{"stalls-inject60-1.txt", 4, 60, "4 stalls (3 to zero), every 60.0 s (the deep ones)"},
+		// A busier host (four other jobs, 162 % of a CPU used by others):
+		// four brief stalls, three of them to near zero, between the
+		// three injected ones; the long ones set the period.
+		{"stalls-inject60-2.txt", 7, 60, "7 stalls (6 to zero), every 60.0 s (the long ones)"},
 	}
 	for _, c := range cases {
 		r := DetectStalls(readSeries(t, c.file), time.Second, StallOptions{})
