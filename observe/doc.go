@@ -61,6 +61,8 @@
 //	| `row_lock_current_waits` | gauge | Innodb_row_lock_current_waits: row lock waits in progress |
 //	| `bp_disk_reads_s` | rate | Innodb_buffer_pool_reads: buffer-pool misses that read a page from disk, per second |
 //	| `bp_wait_free_s` | rate | Innodb_buffer_pool_wait_free: waits for a free page per second (flushing cannot keep up) |
+//	| `table_max_id` | gauge | the workload tables' largest id (SELECT MAX(id), read from the primary key's end each second): how fast ids are used up, which a re-insert with a new AUTO_INCREMENT id grows without bound (tables.go) |
+//	| `table_rows_est` | gauge | the workload tables' row estimate (information_schema.TABLES.TABLE_ROWS summed: InnoDB's sampled statistic, refreshed after about 10 % of the rows change; MySQL caches it for information_schema_stats_expiry) (tables.go) |
 //	| `disk_iops` | rate | /proc/diskstats line of the device under the datadir: reads + writes completed per second (sar -d tps, without discards) |
 //	| `disk_read_kb_s` | rate | /proc/diskstats: KiB read per second (sectors × 512) |
 //	| `disk_write_kb_s` | rate | /proc/diskstats: KiB written per second (sectors × 512) |
@@ -69,6 +71,8 @@
 //	| `disk_util_pct` | interval | /proc/diskstats: share of the interval the device had I/O in flight, % (sar -d %util) |
 //	| `cpu_server_pct` | interval | /proc/PID/stat utime+stime of the server process, % of one CPU (can exceed 100); empty when the PID is unknown or changed |
 //	| `cpu_client_pct` | interval | /proc/self/stat utime+stime of benchmatrix itself (load generator and sampler), % of one CPU |
+//	| `run_delay_server_pct` | interval | /proc/PID/task/*/schedstat: time the server's threads were ready to run but waited for a CPU, % of one CPU (rundelay.go); high when the host takes the CPUs, not when the server waits on a lock or the disk |
+//	| `run_delay_client_pct` | interval | /proc/self/task/*/schedstat: the same for benchmatrix's own threads (the load generator) |
 //	| `cpu_user_pct` | interval | /proc/stat host CPU in user mode (user + nice), % of all CPUs |
 //	| `cpu_system_pct` | interval | /proc/stat host CPU in the kernel (system + irq + softirq), % of all CPUs |
 //	| `cpu_iowait_pct` | interval | /proc/stat host CPU idle with I/O outstanding, % of all CPUs |

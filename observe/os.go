@@ -236,4 +236,5 @@ func (r *osReader) read(vals map[string]float64) {
 			vals["os.client.ticks"] = float64(t)
 		}
 	}
+	r.readRunDelays(vals) // rundelay.go
 }

@@ -142,6 +142,10 @@ var columns = append([]column{
 		rate("innodb_buffer_pool_reads")},
 	{ColumnDoc{"bp_wait_free_s", "rate", "Innodb_buffer_pool_wait_free: waits for a free page per second (flushing cannot keep up)"}, true,
 		rate("innodb_buffer_pool_wait_free")},
+	{ColumnDoc{"table_max_id", "gauge", "the workload tables' largest id (SELECT MAX(id), read from the primary key's end each second): how fast ids are used up, which a re-insert with a new AUTO_INCREMENT id grows without bound (tables.go)"}, true,
+		gauge("table.max_id")},
+	{ColumnDoc{"table_rows_est", "gauge", "the workload tables' row estimate (information_schema.TABLES.TABLE_ROWS summed: InnoDB's sampled statistic, refreshed after about 10 % of the rows change; MySQL caches it for information_schema_stats_expiry) (tables.go)"}, true,
+		gauge("table.rows_est")},
 	{ColumnDoc{"disk_iops", "rate", "/proc/diskstats line of the device under the datadir: reads + writes completed per second (sar -d tps, without discards)"}, false,
 		func(p, c map[string]float64, dt float64) float64 {
 			if d, ok := sumDelta(p, c, "os.disk.reads", "os.disk.writes"); ok {
@@ -169,6 +173,10 @@ var columns = append([]column{
 		processCPU("os.server.ticks")},
 	{ColumnDoc{"cpu_client_pct", "interval", "/proc/self/stat utime+stime of benchmatrix itself (load generator and sampler), % of one CPU"}, false,
 		processCPU("os.client.ticks")},
+	{ColumnDoc{"run_delay_server_pct", "interval", "/proc/PID/task/*/schedstat: time the server's threads were ready to run but waited for a CPU, % of one CPU (rundelay.go); high when the host takes the CPUs, not when the server waits on a lock or the disk"}, false,
+		runDelayPct("os.server.run_delay_ns")},
+	{ColumnDoc{"run_delay_client_pct", "interval", "/proc/self/task/*/schedstat: the same for benchmatrix's own threads (the load generator)"}, false,
+		runDelayPct("os.client.run_delay_ns")},
 	{ColumnDoc{"cpu_user_pct", "interval", "/proc/stat host CPU in user mode (user + nice), % of all CPUs"}, false,
 		cpuShare("os.cpu.user")},
 	{ColumnDoc{"cpu_system_pct", "interval", "/proc/stat host CPU in the kernel (system + irq + softirq), % of all CPUs"}, false,

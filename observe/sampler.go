@@ -32,6 +32,8 @@ type Config struct {
 	Cgroup server.CgroupPaths
 	// Interval between samples; default 1 s.
 	Interval time.Duration
+	// Tables are the workload tables sampled each second (tables.go).
+	Tables Tables
 }
 
 // Sample is one reading of every source. Values holds raw values: counters
@@ -120,6 +122,9 @@ func start(ctx context.Context, cfg Config, q pairQuerier, proc string) *Sampler
 		ctx:      ctx,
 		done:     make(chan struct{}),
 		fails:    map[string]*failure{},
+	}
+	if src, ok := tablesSource(cfg.Tables); ok {
+		s.sources = append(s.sources, src)
 	}
 	s.notes = append(s.notes, fmt.Sprintf("server: %s flavor, %d queries per tick", cfg.Flavor, len(s.sources)))
 	s.notes = append(s.notes, s.os.resolveDisk(cfg.Datadir))

@@ -30,6 +30,12 @@ type StallOptions struct {
 	// Window: each interval is judged against the median of the ±Window
 	// intervals around it (default 30), not only the whole window's.
 	Window int
+	// Starved marks the intervals in which the host took the CPUs from the
+	// load (rundelay.go: Starved); nil when unknown. An episode whose
+	// deepest interval and at least half of whose intervals are starved is
+	// the host's, not the server's: it is counted in StallReport.HostDips,
+	// not reported as a stall.
+	Starved []bool
 }
 
 func (o StallOptions) withDefaults() StallOptions {
@@ -81,6 +87,9 @@ type StallReport struct {
 	PeriodLong bool
 	// Dips counts the brief shallow dips that were not called stalls.
 	Dips int
+	// HostDips counts the episodes in which the host took the CPUs away
+	// (StallOptions.Starved), left out of the stalls.
+	HostDips int
 	// PeriodConfirmed is set when there are ≥ 3 episodes and the
 	// autocorrelation of the series peaks at the period's lag.
 	PeriodConfirmed bool
@@ -183,6 +192,8 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		ep.Deep = depth <= opt.Deep
 		switch {
 		case j-i < opt.MinEpisode:
+		case hostsDip(opt.Starved, tps, i, j):
+			r.HostDips++
 		case !ep.Deep && j-i < opt.MinShallow:
 			dips = append(dips, ep)
 		default:
@@ -334,10 +345,39 @@ func autocorr(x []float64, fill float64, maxLag int) []float64 {
 	return out
 }
 
+// hostsDip reports whether the episode [i, j) is the host's: its deepest
+// interval is starved, and at least half of its intervals are.
+func hostsDip(starved []bool, tps []float64, i, j int) bool {
+	if j > len(starved) {
+		return false
+	}
+	n, deepest := 0, i
+	for k := i; k < j; k++ {
+		if starved[k] {
+			n++
+		}
+		if tps[k] < tps[deepest] {
+			deepest = k
+		}
+	}
+	return starved[deepest] && 2*n >= j-i
+}
+
 func stallText(r StallReport) string {
+	host := ""
+	if r.HostDips > 0 {
+		host = fmt.Sprintf("%d dip%s while the host took the CPUs (the load waited to run) not counted", r.HostDips, plural(r.HostDips))
+	}
 	if r.Count == 0 {
+		var notes []string
 		if r.Dips > 0 {
-			return fmt.Sprintf("no stalls (%d brief shallow dip%s ignored)", r.Dips, plural(r.Dips))
+			notes = append(notes, fmt.Sprintf("%d brief shallow dip%s ignored", r.Dips, plural(r.Dips)))
+		}
+		if host != "" {
+			notes = append(notes, host)
+		}
+		if len(notes) > 0 {
+			return "no stalls (" + strings.Join(notes, "; ") + ")"
 		}
 		return "no stalls"
 	}
@@ -385,6 +425,9 @@ func stallText(r StallReport) string {
 	}
 	if r.Dips > 0 {
 		fmt.Fprintf(&b, "; %d brief shallow dip%s ignored", r.Dips, plural(r.Dips))
+	}
+	if host != "" {
+		b.WriteString("; " + host)
 	}
 	return b.String()
 }

@@ -70,7 +70,8 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 			if l, ok := r.srv.(server.Limiter); ok {
 				cg, _ = l.Cgroup()
 			}
-			w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid, Cgroup: cg})
+			w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid, Cgroup: cg,
+				Tables: w.idTables()})
 			if err != nil {
 				sdb.Close()
 				res.ObserveNotes = append(res.ObserveNotes, "sampler: "+err.Error())
@@ -89,6 +90,21 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 		}
 	}
 	return w
+}
+
+// idTables are the workload tables with an id to sample each second
+// (table_max_id, table_rows_est): those the "before" snapshot found with one.
+func (w *watch) idTables() observe.Tables {
+	t := observe.Tables{Schema: w.r.schema}
+	if !w.haveBefore {
+		return t
+	}
+	for _, ti := range w.tablesBefore.Tables {
+		if ti.MaxID >= 0 {
+			t.Names = append(t.Names, ti.Name)
+		}
+	}
+	return t
 }
 
 // stop ends the sampler and the injector and records what they saw, with
@@ -137,7 +153,11 @@ func (w *watch) stop(ctx context.Context) {
 		}
 	}
 	if len(tps) > 0 {
-		rep := observe.DetectStalls(tps, time.Second, observe.StallOptions{Fraction: w.r.m.StallThreshold})
+		opt := observe.StallOptions{Fraction: w.r.m.StallThreshold}
+		if len(runRows) == len(tps) {
+			opt.Starved = observe.Starved(runRows) // the host's dips are not the server's stalls
+		}
+		rep := observe.DetectStalls(tps, time.Second, opt)
 		res.Stalls = &rep
 		if len(runRows) == len(tps) {
 			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
