@@ -66,6 +66,9 @@ type Episode struct {
 	Min        float64 // lowest value in the run
 	Zero       bool    // Min <= ZeroFraction × median
 	Deep       bool    // Min <= Deep × median
+	// Deficit is the throughput the episode lost, in intervals' worth of
+	// its level: Σ (1 − tps/level) over its intervals (5 s at zero: 5).
+	Deficit float64
 }
 
 // StallReport is what DetectStalls found.
@@ -81,10 +84,10 @@ type StallReport struct {
 	// PeriodDeep is set when the period holds over the deep stalls only
 	// (shallow ones between them ignored).
 	PeriodDeep bool
-	// PeriodLong is set when the period holds over the long stalls only
-	// (at least two-thirds as long as the longest): brief stalls between them,
-	// deep or not, are the host's noise.
-	PeriodLong bool
+	// PeriodStrongest, when not 0, is how many of the stalls the period
+	// holds over: the strongest ones by the throughput they lost (the
+	// others, deep or not, fall between them: a busy host's noise).
+	PeriodStrongest int
 	// Dips counts the brief shallow dips that were not called stalls.
 	Dips int
 	// HostDips counts the episodes in which the host took the CPUs away
@@ -185,6 +188,7 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		for j < end && low[j] {
 			ep.Min = math.Min(ep.Min, tps[j])
 			depth = math.Min(depth, tps[j]/level[j])
+			ep.Deficit += math.Max(0, 1-tps[j]/level[j])
 			j++
 		}
 		ep.End = j
@@ -217,33 +221,26 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	}
 	lag := periodOf(r.Episodes)
 	periodic := r.Count
-	// Noise between periodic stalls (a busy host's dips, even brief ones to
-	// near zero) must not hide the period: try the deep stalls alone, then
-	// the long ones (at least two-thirds as long as the longest, and 2 steps).
-	longest := 0
-	for _, ep := range r.Episodes {
-		longest = max(longest, ep.End-ep.Start)
-	}
-	for _, tier := range []struct {
-		flag *bool
-		keep func(Episode) bool
-	}{
-		{&r.PeriodDeep, func(ep Episode) bool { return ep.Deep }},
-		{&r.PeriodLong, func(ep Episode) bool { return longest >= 2 && 3*(ep.End-ep.Start) >= 2*longest }},
-	} {
-		if lag > 0 {
-			break
-		}
-		var sub []Episode
+	// Noise between periodic stalls (a busy host's dips, even deep ones)
+	// must not hide the period: try the deep stalls alone, then the
+	// strongest ones (by the throughput they lost), as many as still keep
+	// a period, at least 3.
+	if lag == 0 {
+		var deep []Episode
 		for _, ep := range r.Episodes {
-			if tier.keep(ep) {
-				sub = append(sub, ep)
+			if ep.Deep {
+				deep = append(deep, ep)
 			}
 		}
-		if len(sub) >= 3 && len(sub) < r.Count {
-			if lag = periodOf(sub); lag > 0 {
-				*tier.flag, periodic = true, len(sub)
+		if len(deep) >= 3 && len(deep) < r.Count {
+			if lag = periodOf(deep); lag > 0 {
+				r.PeriodDeep, periodic = true, len(deep)
 			}
+		}
+	}
+	if lag == 0 && r.Count > 3 {
+		if k, l := strongestPeriod(r.Episodes); k > 0 {
+			lag, periodic, r.PeriodStrongest = l, k, k
 		}
 	}
 	r.PeriodSeconds = lag * sec
@@ -252,6 +249,35 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	}
 	r.Text = stallText(r)
 	return r
+}
+
+// strongestPeriod finds the largest k (3 ≤ k < len(eps)) such that the k
+// episodes that lost the most throughput stand apart from the rest (each
+// lost at least 1.25 times what the strongest of the others did: a class of
+// their own, not a subset picked to fit) and, in time order, have a
+// period; it returns k and the period, or 0, 0.
+func strongestPeriod(eps []Episode) (int, float64) {
+	const strongestGap = 1.25
+	order := make([]int, len(eps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return eps[order[a]].Deficit > eps[order[b]].Deficit })
+	for k := len(eps) - 1; k >= 3; k-- {
+		if eps[order[k-1]].Deficit < strongestGap*eps[order[k]].Deficit {
+			continue
+		}
+		top := append([]int(nil), order[:k]...)
+		sort.Ints(top)
+		sub := make([]Episode, k)
+		for i, idx := range top {
+			sub[i] = eps[idx]
+		}
+		if lag := periodOf(sub); lag > 0 {
+			return k, lag
+		}
+	}
+	return 0, 0
 }
 
 // localLevels is, per interval, the median of the finite values within
@@ -404,8 +430,8 @@ func stallText(r StallReport) string {
 	switch {
 	case r.PeriodDeep:
 		deep = " (the deep ones)"
-	case r.PeriodLong:
-		deep = " (the long ones)"
+	case r.PeriodStrongest > 0:
+		deep = fmt.Sprintf(" (the %d strongest)", r.PeriodStrongest)
 	}
 	switch {
 	case r.Count == 2 && r.PeriodSeconds > 0:

@@ -50,8 +50,13 @@ func TestDetectStallsOnRecordedSeries(t *testing.T) {
 		{"stalls-inject60-1.txt", 4, 60, "4 stalls (3 to zero), every 60.0 s (the deep ones)"},
 		// A busier host (four other jobs, 162 % of a CPU used by others):
 		// four brief stalls, three of them to near zero, between the
-		// three injected ones; the long ones set the period.
-		{"stalls-inject60-2.txt", 7, 60, "7 stalls (6 to zero), every 60.0 s (the long ones)"},
+		// three injected ones; the strongest three set the period.
+		{"stalls-inject60-2.txt", 7, 60, "7 stalls (6 to zero), every 60.0 s (the 3 strongest)"},
+		// Beside the same jobs writing to the disk: nine stalls, a 4 s one
+		// among them (the other jobs' IO), the injected ones still lose
+		// the most (the autocorrelation, blurred by the noise, does not
+		// confirm it: the text says so).
+		{"stalls-inject60-3.txt", 9, 60, "9 stalls (6 to zero), every ~60.0 s (the 3 strongest, unconfirmed)"},
 	}
 	for _, c := range cases {
 		r := DetectStalls(readSeries(t, c.file), time.Second, StallOptions{})
