@@ -325,7 +325,7 @@ func parseCommandLine(args []string) (Invocation, error) {
 			return inv, &UsageError{Kind: KindFatal, Msg: inv.Legacy.unsupported()}
 		}
 		inv.Workload = inv.Legacy.Workload
-		inv.Legacy.apply(&inv.Options)
+		inv.Legacy.apply(&inv.Options, p.numThreads)
 	} else {
 		inv.Workload = workloadName(test)
 	}
@@ -1113,6 +1113,7 @@ func (x *execution) run() int {
 			fmt.Fprintln(w, FormatQueue(iv))
 		}
 	}
+	o.print = x.progress() // the legacy scripts' Lua print (workload_legacy_parallel_prepare.go)
 	res, err := x.eng.run(x.ctx, x.inv.Config, o, report)
 	if err == nil && x.ctx.Err() != nil {
 		err = x.ctx.Err() // stopped by the interrupt, even if the engine says nothing
