@@ -242,7 +242,7 @@ func TestLegacyScriptsMatchSysbench(t *testing.T) {
 			}
 			type side struct {
 				prepare, tables, run, slices string
-				delta           map[string]int64
+				delta                        map[string]int64
 			}
 			measure := func(tool func(args ...string) string) side {
 				drop()
