@@ -285,7 +285,6 @@ func TestParseCommandLineErrors(t *testing.T) {
 		// --name value is not sysbench syntax: the value becomes the test,
 		// and the third word is an error, as in sysbench.
 		{"--threads 8 oltp_read_write run", "", "Unrecognized command line argument: run"},
-		{"--test=/x/oltp_legacy/bulk_insert.lua run", "", "the nearest 1.0 workload is: benchmatrix oltp bulk_insert"},
 		{"--test=/x/oltp_legacy/oltp.lua prewarm", "", "Unknown command: prewarm"},
 		{"--test=/x/oltp_legacy/oltp.lua --oltp-read-only=on --oltp-write-only=on run", "--oltp-write-only", "mutually exclusive"},
 		{"oltp_read_write --time=0 --events=0 run", "", "both 0"},

@@ -5,11 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,33 +91,45 @@ func startGeneralLog(t *testing.T, db *sql.DB) {
 }
 
 // kQuarters turns the general log off and tells which quarters of
-// 0..2×size the numbers after WHERE in the statements on sbtest1 fall in
-// ("01": only the table's k values; "0123": also beyond them; a value at
-// or past 2×size counts in the last).
+// 1..2×size the k values drawn for the statements on sbtest1 fall in
+// (the numbers after WHERE, the first of each BETWEEN pair; "01": only
+// the table's k values; "0123": also beyond them; 0 counts in the first
+// quarter, 2×size and above in the last), then the distinct statements
+// prepared on sbtest1 as the server logs them, quoted.
 func kQuarters(t *testing.T, db *sql.DB, size int) string {
 	t.Helper()
 	if _, err := db.Exec("SET GLOBAL general_log = OFF"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.Query("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type IN ('Execute', 'Query')")
+	rows, err := db.Query("SELECT command_type, CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type IN ('Execute', 'Query', 'Prepare')")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var seen [4]bool
+	prepared := map[string]bool{}
 	num := regexp.MustCompile(`-?\d+`)
 	for rows.Next() {
-		var q string
-		if err := rows.Scan(&q); err != nil {
+		var kind, q string
+		if err := rows.Scan(&kind, &q); err != nil {
 			t.Fatal(err)
 		}
 		_, where, ok := strings.Cut(q, "WHERE")
 		if !ok || !strings.Contains(q, "FROM sbtest1") {
 			continue
 		}
-		for _, m := range num.FindAllString(where, -1) {
-			v, _ := strconv.Atoi(m)
-			seen[min(max(v*4/(2*size), 0), 3)] = true
+		if kind == "Prepare" {
+			prepared[strconv.Quote(q)] = true
+			continue
+		}
+		step := 1
+		if strings.Contains(where, "BETWEEN") {
+			step = 2 // v of each "BETWEEN v AND v+delta"
+		}
+		nums := num.FindAllString(where, -1)
+		for i := 0; i < len(nums); i += step {
+			v, _ := strconv.Atoi(nums[i])
+			seen[min(max((v-1)*4/(2*size), 0), 3)] = true
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -126,6 +140,9 @@ func kQuarters(t *testing.T, db *sql.DB, size int) string {
 		if ok {
 			out.WriteString(strconv.Itoa(i))
 		}
+	}
+	for _, q := range slices.Sorted(maps.Keys(prepared)) {
+		out.WriteString("\n" + q)
 	}
 	return out.String()
 }
