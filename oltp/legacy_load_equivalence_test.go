@@ -76,11 +76,11 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 		out := []string{list}
 		for _, name := range strings.Fields(strings.TrimPrefix(list, "tables: ")) {
 			var n, ddl string
-			if err := db.QueryRow("SHOW CREATE TABLE " + name).Scan(&n, &ddl); err != nil {
+			if err := db.QueryRow("SHOW CREATE TABLE "+name).Scan(&n, &ddl); err != nil {
 				t.Fatal(err)
 			}
 			var cnt, lo, hi sql.NullInt64
-			if err := db.QueryRow("SELECT COUNT(*), MIN(id), MAX(id) FROM " + name).Scan(&cnt, &lo, &hi); err != nil {
+			if err := db.QueryRow("SELECT COUNT(*), MIN(id), MAX(id) FROM "+name).Scan(&cnt, &lo, &hi); err != nil {
 				t.Fatal(err)
 			}
 			out = append(out, ddl, fmt.Sprintf("rows %d ids %d..%d", cnt.Int64, lo.Int64, hi.Int64))
