@@ -1030,7 +1030,8 @@ func (x *execution) do() int {
 	if inv.Command == "help" {
 		WriteBanner(x.notice())
 		if w, _ := Spec(inv.Workload); w.noHelp || inv.Legacy != nil {
-			fmt.Fprintf(x.stdout, "'%s' test does not implement the 'help' command.\n", inv.TestName)
+			// sysbench.c writes it to stderr.
+			fmt.Fprintf(x.stderr, "'%s' test does not implement the 'help' command.\n", inv.TestName)
 			return ExitFailure
 		}
 		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions(), inv.Extras)
