@@ -17,8 +17,8 @@ package oltp
 // scripts' num_threads, the --num-threads option, not --threads. A script
 // without a Workload would be refused with the 1.0 workload to use
 // instead; today every bundled script runs.
-// legacy_equivalence_test.go checks each script against the real
-// sysbench running it from its source tree.
+// legacy_equivalence_test.go and legacy_load_equivalence_test.go check
+// each script against the real sysbench running it from its source tree.
 
 import (
 	"fmt"

@@ -89,7 +89,7 @@ type Options struct {
 	IgnoreErrors    []uint16 `json:"mysql_ignore_errors"`
 	IgnoreAllErrors bool     `json:"mysql_ignore_all_errors"`
 
-	// Set only by a 0.5-era command line (legacy_more.go): the legacy
+	// Set only by a 0.5-era command line (legacy.go): the legacy
 	// scripts' num_threads global, which is the --num-threads option
 	// whatever --threads says (0: Threads), and where their Lua print goes
 	// during a run (nil: nowhere). Unexported: no fingerprint or JSON.
