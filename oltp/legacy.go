@@ -150,7 +150,8 @@ func (l *LegacyScript) option(o *Options, name, value string, hasValue bool) (do
 
 // apply sets what the legacy options imply once all are read;
 // numThreads is the --num-threads option (0 when not given), the scripts'
-// num_threads (sysbench's default 1).
+// num_threads (sysbench's default 1; an explicit 0, which would have the
+// scripts divide by zero, is read as 1 too).
 func (l *LegacyScript) apply(o *Options, numThreads int) {
 	o.numThreads = max(numThreads, 1)
 	if l.readOnly {

@@ -89,10 +89,11 @@ type Options struct {
 	IgnoreErrors    []uint16 `json:"mysql_ignore_errors"`
 	IgnoreAllErrors bool     `json:"mysql_ignore_all_errors"`
 
-	// Set only by a 0.5-era command line (legacy.go): the legacy
-	// scripts' num_threads global, which is the --num-threads option
-	// whatever --threads says (0: Threads), and where their Lua print goes
-	// during a run (nil: nowhere). Unexported: no fingerprint or JSON.
+	// Set by the command line only: numThreads is the legacy scripts'
+	// num_threads global on a 0.5-era line (legacy.go), the --num-threads
+	// option whatever --threads says (0: Threads); print is where their
+	// Lua print goes during a run (nil: nowhere). Unexported: in no
+	// fingerprint or JSON.
 	numThreads int
 	print      io.Writer
 }
