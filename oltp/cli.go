@@ -520,6 +520,9 @@ func (p *parser) setOption(body string) error {
 			}
 			return nil
 		}
+		if legacyIgnores(name) { // a 1.0 script's option (legacy.go)
+			return nil
+		}
 	}
 	disp := "--" + name
 	if !isPrintableName(disp) {

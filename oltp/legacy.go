@@ -148,6 +148,24 @@ func (l *LegacyScript) option(o *Options, name, value string, hasValue bool) (do
 	return true, o.Set(canon, value)
 }
 
+// legacyIgnores reports whether name is an option the 1.0 scripts declare
+// (oltp_common.lua's --tables, --table-size, --point-selects, ...,
+// --mysql-storage-engine; benchmatrix's own --recreate and --reinsert-id
+// excepted): the legacy scripts declare no options and read none of
+// these, so sysbench accepts them silently and they change nothing.
+func legacyIgnores(name string) bool {
+	canon, ok := CanonicalOption(name)
+	if !ok || benchmatrixOnly[canon] {
+		return false
+	}
+	for _, h := range helpOptions {
+		if h.name == canon {
+			return true
+		}
+	}
+	return false
+}
+
 // apply sets what the legacy options imply once all are read;
 // numThreads is the --num-threads option (0 when not given), the scripts'
 // num_threads (sysbench's default 1; an explicit 0, which would have the

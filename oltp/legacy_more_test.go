@@ -53,6 +53,14 @@ func TestLegacyMoreParse(t *testing.T) {
 				t.Errorf("workload %s tables %d", inv.Workload, inv.Options.Tables)
 			}
 		}},
+		// The 1.0 scripts' options are nothing to the legacy scripts;
+		// benchmatrix's --reinsert-id still counts.
+		{"--test=/x/oltp_legacy/oltp.lua --tables=4 --table-size=7 --point-selects=1 --mysql-storage-engine=myisam --oltp-range-size=9 --reinsert-id=auto run", func(t *testing.T, inv Invocation) {
+			o := inv.Options
+			if o.Tables != 1 || o.TableSize != 10000 || o.PointSelects != 10 || o.StorageEngine != "innodb" || o.RangeSize != 9 || o.ReinsertID != "auto" {
+				t.Errorf("options %+v", o)
+			}
+		}},
 		// Outside a directory named oltp_legacy these are the 1.0 scripts.
 		{"--test=/usr/share/sysbench/bulk_insert.lua run", func(t *testing.T, inv Invocation) {
 			if inv.Workload != "bulk_insert" || inv.Legacy != nil {
