@@ -163,9 +163,10 @@ func TestLegacyScriptsMatchSysbench(t *testing.T) {
 	const tables, events = 2, 200
 
 	deleteTol := readTol(0.05, "Handler_delete")
-	// The select_random_* draws depend on the data (how many rows share a
-	// k value) and, with two threads, on how the events fall to them.
-	pointsTol := readTol(0.15, "Handler_read_key")
+	// The select_random_* reads depend on the data (how many rows share a
+	// k value: a few hundred rows, so a few % of noise on each side);
+	// a wrong slice or delta reads twice as many or more.
+	pointsTol := readTol(0.25, "Handler_read_key")
 	anyReads := readTol(1e9, "Handler_read_key")
 	// No --oltp-tables-count: the select_random_* scripts set
 	// oltp_tables_count = 1, which that option overrides.

@@ -109,7 +109,8 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 			prepare, prepared, cleanup, cleaned string
 			one, two                            string // tables after each run
 			oneDelta, twoDelta                  map[string]int64
-			filled                              int64 // tables with rows after two workers' run
+			filled                              int64  // tables with rows after two workers' run
+			queries                             string // one worker's "queries performed"
 		}
 		measure := func(tool tool) side {
 			var s side
@@ -118,7 +119,7 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 			// 512 KiB buffer: the statement count is exact.
 			s.prepare = afterBanner(tool(t, script, "prepare"))
 			s.prepared = tables(t)
-			s.oneDelta = delta(t, func() { tool(t, script, "--max-requests=150000", "run") })
+			s.oneDelta = delta(t, func() { s.queries = queryCounts(tool(t, script, "--max-requests=150000", "run")) })
 			s.one = tables(t)
 			s.cleanup = afterBanner(tool(t, script, "cleanup"))
 			s.cleaned = tableList(t, db)
@@ -143,6 +144,10 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 		same(t, "prepare output", our.prepare, sys.prepare)
 		same(t, "prepared tables", our.prepared, sys.prepared)
 		same(t, "tables after one worker's run", our.one, sys.one)
+		same(t, "one worker's queries performed", our.queries, sys.queries)
+		if !strings.Contains(sys.queries, "write: 5") {
+			t.Errorf("sysbench's queries performed: %q", sys.queries)
+		}
 		same(t, "cleanup output", our.cleanup, sys.cleanup)
 		same(t, "tables after cleanup", our.cleaned, sys.cleaned)
 		same(t, "tables after two workers' run", our.two, sys.two)
@@ -164,13 +169,16 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 
 	t.Run("parallel_prepare", func(t *testing.T) {
 		script := "--test=" + filepath.Join(dir, "parallel_prepare.lua")
+		// total: the statements of the run (CREATE TABLE, two INSERTs and
+		// CREATE INDEX per table).
 		cases := []struct {
-			name string
-			args []string
+			name  string
+			args  []string
+			total string
 		}{
-			{"defaults", nil},
-			{"no_auto_inc_myisam", []string{"--oltp-auto-inc=off", "--mysql-table-engine=myisam"}},
-			{"secondary_no_index", []string{"--oltp-secondary=on", "--oltp-create-secondary=off"}},
+			{"defaults", nil, "total: 12"},
+			{"no_auto_inc_myisam", []string{"--oltp-auto-inc=off", "--mysql-table-engine=myisam"}, "total: 12"},
+			{"secondary_no_index", []string{"--oltp-secondary=on", "--oltp-create-secondary=off"}, "total: 9"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +205,7 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 					// sysbench sends a statement or so more; the rows the
 					// run made are compared through the tables.
 					delete(s.delta, "Handler_write")
-					s.lines = scriptLines(out)
+					s.lines = scriptLines(out) + "\n" + queryCounts(out)
 					s.tables = tables(t)
 					tool(t, append(args, "cleanup")...)
 					return s
@@ -206,7 +214,10 @@ func TestLegacyLoadScriptsMatchSysbench(t *testing.T) {
 				same(t, "prepare output", our.prepare, sys.prepare)
 				same(t, "prepared tables", our.prepared, sys.prepared)
 				same(t, "cleanup output", our.cleanup, sys.cleanup)
-				same(t, "lines the run printed (sorted)", our.lines, sys.lines)
+				same(t, "lines the run printed (sorted), queries performed", our.lines, sys.lines)
+				if !strings.Contains(sys.lines, tc.total) {
+					t.Errorf("sysbench's lines: %q", sys.lines)
+				}
 				same(t, "tables the run made", our.tables, sys.tables)
 				same(t, "first INSERT into sbtest1 (digits as 9)", our.insert, sys.insert)
 				sameCounters(t, our.delta, sys.delta)
@@ -227,17 +238,25 @@ func afterBanner(s string) string {
 }
 
 // scriptLines are the lines parallel_prepare.lua prints, sorted: the
-// workers print them at once.
+// workers print them at once (and sysbench's two threads sometimes write
+// two of them on one line, so they are found wherever they are).
 func scriptLines(out string) string {
+	lines := scriptLine.FindAllString(out, -1)
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+var scriptLine = regexp.MustCompile(`thread prepare\d+|Creating table 'sbtest\d+'\.\.\.|Inserting \d+ records into 'sbtest\d+'|Creating secondary indexes on 'sbtest\d+'\.\.\.`)
+
+// queryCounts is the "queries performed" block of a run's summary.
+func queryCounts(out string) string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		for _, p := range []string{"thread prepare", "Creating table", "Inserting ", "Creating secondary"} {
-			if strings.HasPrefix(l, p) {
-				lines = append(lines, l)
-			}
+		f := strings.Fields(l)
+		if len(f) == 2 && (f[0] == "read:" || f[0] == "write:" || f[0] == "other:" || f[0] == "total:") {
+			lines = append(lines, f[0]+" "+f[1])
 		}
 	}
-	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
 
