@@ -304,7 +304,7 @@ func TestLegacyScriptsMatchSysbench(t *testing.T) {
 				t.Errorf("prepare output differs:\nours:\n%s\nsysbench:\n%s", our.prepare, sys.prepare)
 			}
 			if our.slices != sys.slices {
-				t.Errorf("k values fall in other quarters of 0..2×table_size: ours %q, sysbench %q", our.slices, sys.slices)
+				t.Errorf("k values fall in other quarters of 1..2×table_size: ours %q, sysbench %q", our.slices, sys.slices)
 			}
 			if our.tables != sys.tables {
 				t.Errorf("prepare made other tables:\nours:\n%s\nsysbench:\n%s", our.tables, sys.tables)
