@@ -325,7 +325,7 @@ func parseCommandLine(args []string) (Invocation, error) {
 			return inv, &UsageError{Kind: KindFatal, Msg: inv.Legacy.unsupported()}
 		}
 		inv.Workload = inv.Legacy.Workload
-		inv.Legacy.apply(&inv.Options)
+		inv.Legacy.apply(&inv.Options, p.numThreads)
 	} else {
 		inv.Workload = workloadName(test)
 	}
@@ -518,6 +518,9 @@ func (p *parser) setOption(body string) error {
 			if err != nil {
 				return usagef("--"+name, "%v", err)
 			}
+			return nil
+		}
+		if legacyIgnores(name) { // a 1.0 script's option (legacy.go)
 			return nil
 		}
 	}
@@ -1030,7 +1033,8 @@ func (x *execution) do() int {
 	if inv.Command == "help" {
 		WriteBanner(x.notice())
 		if w, _ := Spec(inv.Workload); w.noHelp || inv.Legacy != nil {
-			fmt.Fprintf(x.stdout, "'%s' test does not implement the 'help' command.\n", inv.TestName)
+			// sysbench.c writes it to stderr.
+			fmt.Fprintf(x.stderr, "'%s' test does not implement the 'help' command.\n", inv.TestName)
 			return ExitFailure
 		}
 		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions(), inv.Extras)
@@ -1113,6 +1117,7 @@ func (x *execution) run() int {
 			fmt.Fprintln(w, FormatQueue(iv))
 		}
 	}
+	o.print = x.progress() // the legacy scripts' Lua print (workload_legacy_parallel_prepare.go)
 	res, err := x.eng.run(x.ctx, x.inv.Config, o, report)
 	if err == nil && x.ctx.Err() != nil {
 		err = x.ctx.Err() // stopped by the interrupt, even if the engine says nothing

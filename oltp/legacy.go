@@ -10,11 +10,15 @@ package oltp
 //
 // prepare creates the tables as the scripts' common.lua does (unsigned
 // id and k, MAX_ROWS=1000000, "Creating secondary indexes on ..."; Family
-// "legacy" in workloads.go). parallel_prepare.lua, bulk_insert.lua,
-// select_random_points.lua and select_random_ranges.lua are refused with
-// the 1.0 workload to use instead (their events differ from 1.0's).
-// legacy_equivalence_test.go checks each accepted script against the real
-// sysbench running it from its source tree.
+// "legacy" in workloads.go); bulk_insert.lua creates its own two-column
+// tables sbtest0..N-1 (workload_legacy_bulk.go). select_random_points.lua,
+// select_random_ranges.lua (workload_legacy_random.go) and
+// parallel_prepare.lua (workload_legacy_parallel_prepare.go) read the
+// scripts' num_threads, the --num-threads option, not --threads. A script
+// without a Workload would be refused with the 1.0 workload to use
+// instead; today every bundled script runs.
+// legacy_equivalence_test.go and legacy_load_equivalence_test.go check
+// each script against the real sysbench running it from its source tree.
 
 import (
 	"fmt"
@@ -40,10 +44,10 @@ var legacyScripts = []LegacyScript{
 	{File: "delete.lua", Workload: "legacy_delete"},
 	{File: "update_index.lua", Workload: "legacy_update_index"},
 	{File: "update_non_index.lua", Workload: "legacy_update_non_index"},
-	{File: "select_random_points.lua", Nearest: "select_random_points"},
-	{File: "select_random_ranges.lua", Nearest: "select_random_ranges"},
-	{File: "parallel_prepare.lua", Nearest: "oltp_read_write prepare"},
-	{File: "bulk_insert.lua", Nearest: "bulk_insert"},
+	{File: "select_random_points.lua", Workload: "legacy_select_random_points"},
+	{File: "select_random_ranges.lua", Workload: "legacy_select_random_ranges"},
+	{File: "parallel_prepare.lua", Workload: "legacy_parallel_prepare"},
+	{File: "bulk_insert.lua", Workload: "legacy_bulk_insert"},
 }
 
 // legacyScript returns the legacy script a --test value or test name
@@ -120,6 +124,9 @@ func (l *LegacyScript) option(o *Options, name, value string, hasValue bool) (do
 		}
 		return true, nil
 	}
+	if done, err := l.randomOption(o, key, value, hasValue); done { // workload_legacy_random.go
+		return true, err
+	}
 	canon, ok := legacyOptionNames[key]
 	if !ok {
 		return false, nil
@@ -141,8 +148,30 @@ func (l *LegacyScript) option(o *Options, name, value string, hasValue bool) (do
 	return true, o.Set(canon, value)
 }
 
-// apply sets what the legacy options imply once all are read.
-func (l *LegacyScript) apply(o *Options) {
+// legacyIgnores reports whether name is an option the 1.0 scripts declare
+// (oltp_common.lua's --tables, --table-size, --point-selects, ...,
+// --mysql-storage-engine; benchmatrix's own --recreate and --reinsert-id
+// excepted): the legacy scripts declare no options and read none of
+// these, so sysbench accepts them silently and they change nothing.
+func legacyIgnores(name string) bool {
+	canon, ok := CanonicalOption(name)
+	if !ok || benchmatrixOnly[canon] {
+		return false
+	}
+	for _, h := range helpOptions {
+		if h.name == canon {
+			return true
+		}
+	}
+	return false
+}
+
+// apply sets what the legacy options imply once all are read;
+// numThreads is the --num-threads option (0 when not given), the scripts'
+// num_threads (sysbench's default 1; an explicit 0, which would have the
+// scripts divide by zero, is read as 1 too).
+func (l *LegacyScript) apply(o *Options, numThreads int) {
+	o.numThreads = max(numThreads, 1)
 	if l.readOnly {
 		o.IndexUpdates, o.NonIndexUpdates, o.DeleteInserts = 0, 0, 0
 	}

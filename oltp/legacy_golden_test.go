@@ -57,6 +57,12 @@ func TestLegacyStatementsGolden(t *testing.T) {
 		"delete.lua",
 		"update_index.lua",
 		"update_non_index.lua --mysql-table-engine=myisam",
+		// The recording connection prepares nothing: text statements.
+		"select_random_points.lua --db-ps-mode=disable --random-points=3",
+		"select_random_ranges.lua --db-ps-mode=disable --number-of-ranges=2 --random-ranges-delta=7 --num-threads=2",
+		"bulk_insert.lua --num-threads=2",
+		"parallel_prepare.lua --oltp-table-size=3 --oltp-tables-count=3 --num-threads=2",
+		"parallel_prepare.lua --oltp-table-size=2 --oltp-auto-inc=off --oltp-create-secondary=off",
 	}
 	var out strings.Builder
 	for _, line := range lines {
@@ -70,7 +76,8 @@ func TestLegacyStatementsGolden(t *testing.T) {
 		}
 		o := inv.Options
 		fmt.Fprintf(&out, "## %s (workload %s)\n", line, inv.Workload)
-		fmt.Fprintf(&out, "%s\n", createTableSQL(&o, 1))
+		o.print = &out // what parallel_prepare.lua prints
+		fmt.Fprintf(&out, "%s\n", createTableSQL(&o, tableNumbers(&o)[0]))
 		dist, err := NewDist(o)
 		if err != nil {
 			t.Fatal(err)
@@ -88,6 +95,10 @@ func TestLegacyStatementsGolden(t *testing.T) {
 			if err := sess.event(c); err != nil {
 				t.Fatalf("%s: %v", line, err)
 			}
+		}
+		fmt.Fprintf(&out, "-- done\n")
+		if err := sess.done(c); err != nil {
+			t.Fatal(err)
 		}
 		out.WriteString("\n")
 	}

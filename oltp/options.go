@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -87,6 +88,14 @@ type Options struct {
 	PSMode          string   `json:"db_ps_mode"` // auto | disable
 	IgnoreErrors    []uint16 `json:"mysql_ignore_errors"`
 	IgnoreAllErrors bool     `json:"mysql_ignore_all_errors"`
+
+	// Set by the command line only: numThreads is the legacy scripts'
+	// num_threads global on a 0.5-era line (legacy.go), the --num-threads
+	// option whatever --threads says (0: Threads); print is where their
+	// Lua print goes during a run (nil: nowhere). Unexported: in no
+	// fingerprint or JSON.
+	numThreads int
+	print      io.Writer
 }
 
 // DefaultOptions returns sysbench 1.0.20's defaults (reference/sysbench.md
@@ -129,9 +138,11 @@ func DefaultOptions() Options {
 
 // Workloads lists the workload names the engine runs (workloads.go).
 func Workloads() []string {
-	names := make([]string, len(workloadSpecs))
-	for i, w := range workloadSpecs {
-		names[i] = w.Name
+	names := make([]string, 0, len(workloadSpecs))
+	for _, w := range workloadSpecs {
+		if !w.cliOnly {
+			names = append(names, w.Name)
+		}
 	}
 	return names
 }
@@ -310,6 +321,9 @@ func (o *Options) Validate() error {
 }
 
 func setWorkload(dst *string, v string) error {
+	if w, ok := Spec(v); ok && w.cliOnly { // workload_legacy_parallel_prepare.go
+		return fmt.Errorf("workload %q runs only from a command line (--test=.../oltp_legacy/parallel_prepare.lua run): its run creates the tables a cell has already prepared", v)
+	}
 	if !KnownWorkload(v) {
 		return fmt.Errorf("unknown workload %q (known: %s)", v, strings.Join(Workloads(), ", "))
 	}

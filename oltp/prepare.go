@@ -18,6 +18,9 @@ import (
 // tableNumbers lists the tables a workload defines: 1..threads for
 // bulk_insert (one per worker), 1..tables for the others.
 func tableNumbers(o *Options) []int {
+	if w := spec(*o); w.tableNums != nil {
+		return w.tableNums(o)
+	}
 	n := TableCount(*o)
 	nums := make([]int, n)
 	for i := range nums {
@@ -36,6 +39,9 @@ func createTableSQL(o *Options, n int) string {
 	}
 	if spec(*o).Family == "legacy" {
 		return legacyCreateTableSQL(o, n)
+	}
+	if spec(*o).Family == legacyBulkFamily {
+		return legacyBulkCreateTableSQL(n) // workload_legacy_bulk.go
 	}
 	idDef := "INTEGER NOT NULL AUTO_INCREMENT"
 	if !o.AutoInc {
@@ -200,7 +206,9 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 	if spec(o).TablesPerThread {
 		// sysbench creates these from one connection, sequentially.
 		for _, n := range nums {
-			log.printf("Creating table 'sbtest%d'...", n)
+			if spec(o).Family != legacyBulkFamily { // the legacy bulk_insert.lua prints nothing
+				log.printf("Creating table 'sbtest%d'...", n)
+			}
 			if _, err := db.ExecContext(ctx, createTableSQL(&o, n)); err != nil {
 				return fmt.Errorf("create sbtest%d: %w", n, err)
 			}

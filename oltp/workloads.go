@@ -31,6 +31,12 @@ type WorkloadSpec struct {
 	onlyInserts bool
 	// noHelp: sysbench's script has no help command (bulk_insert).
 	noHelp bool
+	// tableNums numbers the tables when they are not 1..TableCount
+	// (the legacy bulk_insert.lua's sbtest0..N-1; nil: the default).
+	tableNums func(o *Options) []int
+	// cliOnly: run by a command line, not a manifest workload (the legacy
+	// parallel_prepare.lua, whose run creates the tables).
+	cliOnly bool
 	// session builds a worker's session (its statements and event).
 	session func(e env) session
 }
@@ -82,6 +88,17 @@ var workloadSpecs = []WorkloadSpec{
 	{Name: "legacy_delete", Family: "legacy", changesData: always, session: legacyStatement(legacyDelete)},
 	{Name: "legacy_update_index", Family: "legacy", session: legacyStatement(legacyUpdateIndex)},
 	{Name: "legacy_update_non_index", Family: "legacy", session: legacyStatement(legacyUpdateNonIndex)},
+	// The other four (workload_legacy_random.go, workload_legacy_bulk.go,
+	// workload_legacy_parallel_prepare.go).
+	{Name: "legacy_select_random_points", Reads: []string{"random_points"}, Family: "legacy",
+		session: func(e env) session { return newLegacyRandomPointsSession(e) }},
+	{Name: "legacy_select_random_ranges", Reads: []string{"number_of_ranges", "delta"}, Family: "legacy",
+		session: func(e env) session { return newLegacyRandomRangesSession(e) }},
+	{Name: "legacy_bulk_insert", TablesPerThread: true, Family: legacyBulkFamily, emptyTables: always, changesData: always,
+		onlyInserts: true, noHelp: true, tableNums: legacyBulkTables,
+		session: func(e env) session { return newLegacyBulkSession(e) }},
+	{Name: "legacy_parallel_prepare", Family: "legacy", changesData: always, onlyInserts: true, cliOnly: true,
+		session: func(e env) session { return newLegacyParallelPrepareSession(e) }},
 }
 
 func legacyStatement(stmt func(s *legacyStatementSession, c *conn, table string) error) func(e env) session {
@@ -137,17 +154,22 @@ func ChangesData(o Options) bool { return spec(o).changesData(o) }
 
 // TableCount is how many tables o's workload defines.
 func TableCount(o Options) int {
+	if w := spec(o); w.tableNums != nil {
+		return len(w.tableNums(&o))
+	}
 	if spec(o).TablesPerThread {
 		return o.Threads
 	}
 	return o.Tables
 }
 
-// TableNames lists the tables o's workload defines: sbtest1..N.
+// TableNames lists the tables o's workload defines: sbtest1..N (sbtest0..
+// for the legacy bulk_insert.lua).
 func TableNames(o Options) []string {
-	names := make([]string, TableCount(o))
-	for i := range names {
-		names[i] = tableName(i + 1)
+	nums := tableNumbers(&o)
+	names := make([]string, len(nums))
+	for i, n := range nums {
+		names[i] = tableName(n)
 	}
 	return names
 }
