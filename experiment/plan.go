@@ -148,6 +148,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					c.Policy.Observe, _ = oltp.ParseBool(prm.Value)
 				case IsLimitKey(prm.Name):
 					// resource limits, in c.Limits
+				case IsProfileKey(prm.Name):
+					c.setProfileParam(prm) // profile.go
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -155,6 +157,7 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 			base = append(base, c)
 		}
 	}
+	base = p.profileTwins(base) // profile.go
 	repeats := m.Repeats
 	if repeats < 1 {
 		repeats = 1
