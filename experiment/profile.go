@@ -177,6 +177,11 @@ func (p *Plan) profileTwins(base []Cell) []Cell {
 		t.Params = withParam(c.Params, "profile", ProfileOff)
 		t.Policy.Profile = ProfileSpec{Mode: ProfileOff, Twin: true}
 		t.Name = c.Name + "/profile=" + ProfileOff
+		if p.Manifest.CellName == "" && !strings.Contains(c.Name, "profile=") {
+			// Both named by their profile, so that neither is the
+			// scenario's own name (the baseline would match it).
+			out[len(out)-1].Name = c.Name + "/profile=" + c.Policy.Profile.Mode
+		}
 		has[twinKey(c)] = true
 		out = append(out, t)
 		added = true

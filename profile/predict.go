@@ -69,7 +69,7 @@ func sortTree(n *node) {
 // when it held at least MinGoneShare of the baseline's time and the
 // scenario spends less than GoneFactor of that share in it.
 const (
-	MinGoneShare = 0.005
+	MinGoneShare = 0.01
 	GoneFactor   = 0.1
 )
 

@@ -42,8 +42,17 @@ func (m Mode) Unit() string {
 // (MySQL 8: "connection", "ib_pg_flush_co", ...).
 const (
 	KindConnection = "connection"
-	KindBackground = "background"
+	// KindIdleConnection is a connection thread with less than a tenth of
+	// the records of the busiest connection: a monitoring session (the 1 Hz
+	// sampler's), not the workload's. Its time, almost all waiting for the
+	// next statement, would swamp the workload's threads in comparisons.
+	KindIdleConnection = "connection-idle"
+	KindBackground     = "background"
 )
+
+// idleFraction: a connection thread with fewer records than this fraction
+// of the busiest connection thread's is idle.
+const idleFraction = 0.1
 
 // kindFrames maps frames to the kind of thread that runs them; the first
 // match in this order wins, so a connection thread that ran an InnoDB
@@ -70,7 +79,9 @@ var kindFrames = []struct{ frame, kind string }{
 func Classify(recs []Record, mainComm string) map[int]string {
 	rank := map[int]int{}
 	kinds := map[int]string{}
+	records := map[int]int{}
 	for _, r := range recs {
+		records[r.TID]++
 		if _, ok := rank[r.TID]; !ok {
 			rank[r.TID] = len(kindFrames)
 			if r.Comm != "" && mainComm != "" && r.Comm != mainComm {
@@ -86,6 +97,17 @@ func Classify(recs []Record, mainComm string) map[int]string {
 					break
 				}
 			}
+		}
+	}
+	busiest := 0
+	for tid, k := range kinds {
+		if k == KindConnection {
+			busiest = max(busiest, records[tid])
+		}
+	}
+	for tid, k := range kinds {
+		if k == KindConnection && float64(records[tid]) < idleFraction*float64(busiest) {
+			kinds[tid] = KindIdleConnection
 		}
 	}
 	return kinds
