@@ -374,7 +374,7 @@ func wellFormed(t *testing.T, svg []byte) []string {
 func TestFlameGraph(t *testing.T) {
 	p := profileOf(OffCPU, map[string]int64{
 		"connection;start_thread;ha_commit_trans;MYSQL_BIN_LOG::flush_and_sync;fdatasync": 600_000_000,
-		"connection;start_thread;vio_read<&\"x\">":                                         400_000_000,
+		"connection;start_thread;vio_read<&\"x\">":                                        400_000_000,
 	})
 	var b bytes.Buffer
 	if err := WriteFlameGraph(&b, p, "b1e1 & friends"); err != nil {
