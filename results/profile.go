@@ -410,7 +410,9 @@ func kindsText(ks []profile.KindShare) string {
 	return strings.Join(out, ", ")
 }
 
-func mdEscape(s string) string { return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s) }
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
 
 // costRow is one cell with a parameter on and off: its tps both ways and
 // the per-repeat ratios.
