@@ -275,9 +275,16 @@ func addProfiles(a, b *profile.Profile) *profile.Profile {
 	return s
 }
 
+// writeDiff draws the differential flame graph of the threads the
+// prediction compares (the connection threads when both have them: the
+// background threads' sleep would swamp them).
 func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname string, notes *[]string) string {
 	var b bytes.Buffer
 	title := fmt.Sprintf("%s against %s", cell, bname)
+	if base.Has(profile.KindConnection) && scen.Has(profile.KindConnection) {
+		base, scen = base.Only(profile.KindConnection), scen.Only(profile.KindConnection)
+		title += ", connection threads"
+	}
 	if err := profile.WriteDiffFlameGraph(&b, base, scen, title); err != nil {
 		if !errors.Is(err, profile.ErrEmpty) {
 			*notes = append(*notes, fmt.Sprintf("differential graph of %s: %v", cell, err))
