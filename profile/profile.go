@@ -85,7 +85,8 @@ func Classify(recs []Record, mainComm string) map[int]string {
 		if _, ok := rank[r.TID]; !ok {
 			rank[r.TID] = len(kindFrames)
 			if r.Comm != "" && mainComm != "" && r.Comm != mainComm {
-				kinds[r.TID] = r.Comm
+				// io_uring workers are "iou-wrk-12616": one kind, not one per thread.
+				kinds[r.TID] = strings.TrimRight(r.Comm, "0123456789-_/")
 			} else {
 				kinds[r.TID] = KindBackground
 			}

@@ -217,9 +217,10 @@ func TestClassify(t *testing.T) {
 		rec(3, "mariadbd", "start_thread", "[mariadbd]"),
 		rec(4, "ib_pg_flush_co", "start_thread", "[mysqld]"),
 		rec(5, "mariadbd", "start_thread", "buf_flush_page_cleaner"),
+		rec(6, "iou-wrk-12616", "ret_from_fork", "io_wq_worker"),
 	)
 	got := Classify(recs, "mariadbd")
-	want := map[int]string{1: KindConnection, 2: KindIdleConnection, 3: KindBackground, 4: "ib_pg_flush_co", 5: "innodb-page-cleaner"}
+	want := map[int]string{1: KindConnection, 2: KindIdleConnection, 3: KindBackground, 4: "ib_pg_flush_co", 5: "innodb-page-cleaner", 6: "iou-wrk"}
 	for tid, k := range want {
 		if got[tid] != k {
 			t.Errorf("tid %d: %q, want %q", tid, got[tid], k)

@@ -550,7 +550,7 @@ func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how stri
 		return
 	}
 	fmt.Fprintf(w, "\n### %s\n\n%s\n\n", title, how)
-	fmt.Fprintf(w, "| cell | tps %s | tps %s | with/without | per repeat |\n|---|---:|---:|---:|---|\n", on, off)
+	fmt.Fprintf(w, "| cell | tps %s | tps %s | with/without | paired repeats, sorted |\n|---|---:|---:|---:|---|\n", on, off)
 	for _, r := range rows {
 		var rs []string
 		for _, x := range r.Ratios {
