@@ -235,3 +235,19 @@ func hasParam(ps []Param, name string) bool {
 	}
 	return false
 }
+
+// alternateTwins runs the unprofiled twin first in every second round
+// (A A' B B', then A' A B' B), so that neither always runs right after the
+// data is loaded or right after the other.
+func alternateTwins(round []Cell, repeat int) {
+	if repeat%2 == 1 {
+		return
+	}
+	for i := 0; i+1 < len(round); i++ {
+		a, b := round[i], round[i+1]
+		if a.Policy.Profile.On() && b.Policy.Profile.Twin && twinKey(a) == twinKey(b) {
+			round[i], round[i+1] = b, a
+			i++
+		}
+	}
+}

@@ -114,3 +114,20 @@ func TestProfileProblems(t *testing.T) {
 		})
 	}
 }
+
+// The twin runs second in odd rounds and first in even ones.
+func TestProfileTwinsAlternate(t *testing.T) {
+	src := strings.Replace(profileManifest, "name = \"p\"", "name = \"p\"\nrepeats = 2", 1)
+	p, err := resolve("p.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.Cells {
+		names = append(names, c.Name)
+	}
+	want := "b1/profile=both b1/profile=off b0/profile=cpu b0/profile=off b1/profile=off b1/profile=both b0/profile=off b0/profile=cpu"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("order\n%s\nwant\n%s", got, want)
+	}
+}

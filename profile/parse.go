@@ -49,8 +49,22 @@ const (
 // spaces, so it is everything before the last "TID TIME:".
 var headerRE = regexp.MustCompile(`^(.*?)\s+(\d+)(?:/\d+)?\s+(?:\[\d+\]\s+)?(\d+\.\d+):\s*(.*)$`)
 
-// frameRE reads a call-chain line: "\t  b7a75b MYSQL_BIN_LOG::flush_and_sync (/usr/sbin/mariadbd)".
-var frameRE = regexp.MustCompile(`^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$`)
+// parseFrame reads a call-chain line, "\t  b7a75b MYSQL_BIN_LOG::flush_and_sync
+// (/usr/sbin/mariadbd)", without a regular expression: a recording holds
+// millions of them.
+func parseFrame(line string) (sym, dso string, ok bool) {
+	s := strings.TrimSpace(line)
+	addr, rest, found := strings.Cut(s, " ")
+	if !found || addr == "" || strings.Trim(addr, "0123456789abcdef") != "" {
+		return "", "", false
+	}
+	rest = strings.TrimSpace(rest)
+	i := strings.LastIndex(rest, " (")
+	if i < 0 || !strings.HasSuffix(rest, ")") {
+		return "", "", false
+	}
+	return strings.TrimSpace(rest[:i]), rest[i+2 : len(rest)-1], true
+}
 
 // Parse reads `perf script` output. Records it cannot read are skipped
 // and counted in bad (a truncated last record after a kill, say); a read
@@ -81,12 +95,12 @@ func Parse(r io.Reader) (recs []Record, bad int, err error) {
 			if cur == nil {
 				continue
 			}
-			m := frameRE.FindStringSubmatch(line)
-			if m == nil {
+			sym, dso, ok := parseFrame(line)
+			if !ok {
 				bad++
 				continue
 			}
-			frames = append(frames, frameName(m[2], m[3]))
+			frames = append(frames, frameName(sym, dso))
 			continue
 		}
 		flush()

@@ -461,3 +461,23 @@ func TestRemoveStale(t *testing.T) {
 		t.Errorf("left %d entries, want 3", len(left))
 	}
 }
+
+func TestParseFrame(t *testing.T) {
+	cases := []struct {
+		line, sym, dso string
+		ok             bool
+	}{
+		{"\t          b7a75b MYSQL_BIN_LOG::flush_and_sync (/usr/sbin/mariadbd)", "MYSQL_BIN_LOG::flush_and_sync", "/usr/sbin/mariadbd", true},
+		{"\tffffffff82265908 __schedule+0x628 ([kernel.kallsyms])", "__schedule+0x628", "[kernel.kallsyms]", true},
+		{"\t  b8c468 [unknown] (/usr/sbin/mariadbd)", "[unknown]", "/usr/sbin/mariadbd", true},
+		{"\t  a7af7d std::vector<int, std::allocator<int> >::push_back(int const&) (/usr/sbin/mysqld)", "std::vector<int, std::allocator<int> >::push_back(int const&)", "/usr/sbin/mysqld", true},
+		{"\t  zz12 foo (bar)", "", "", false},
+		{"\t  b8c468 no-dso", "", "", false},
+	}
+	for _, c := range cases {
+		sym, dso, ok := parseFrame(c.line)
+		if ok != c.ok || sym != c.sym || dso != c.dso {
+			t.Errorf("%q: %q %q %v", c.line, sym, dso, ok)
+		}
+	}
+}
