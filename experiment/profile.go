@@ -177,6 +177,9 @@ func (p *Plan) profileTwins(base []Cell) []Cell {
 		t.Params = withParam(c.Params, "profile", ProfileOff)
 		t.Policy.Profile = ProfileSpec{Mode: ProfileOff, Twin: true}
 		t.Name = c.Name + "/profile=" + ProfileOff
+		if own := "profile=" + c.Policy.Profile.Mode; strings.Contains(c.Name, own) {
+			t.Name = strings.Replace(c.Name, own, "profile="+ProfileOff, 1) // profile is an axis
+		}
 		if p.Manifest.CellName == "" && !strings.Contains(c.Name, "profile=") {
 			// Both named by their profile, so that neither is the
 			// scenario's own name (the baseline would match it).

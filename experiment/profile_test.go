@@ -131,3 +131,20 @@ func TestProfileTwinsAlternate(t *testing.T) {
 		t.Errorf("order\n%s\nwant\n%s", got, want)
 	}
 }
+
+// profile as an axis without "off": one twin per combination of the other
+// parameters, named like the axis cells.
+func TestProfileAxisTwinName(t *testing.T) {
+	p, err := resolve("p.toml", "[workload]\nname = \"oltp_insert\"\n[axes]\nprofile = [\"cpu\", \"offcpu\"]\nthreads = [1, 2]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range p.Cells {
+		names = append(names, c.Name)
+	}
+	want := "profile=cpu/threads=1 profile=off/threads=1 profile=cpu/threads=2 profile=off/threads=2 profile=offcpu/threads=1 profile=offcpu/threads=2"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("cells\n%s\nwant\n%s", got, want)
+	}
+}
