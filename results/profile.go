@@ -433,13 +433,15 @@ type costRow struct {
 }
 
 // costTable pairs the cells that differ only in key (profile: a profiled
-// cell and its "off" twin; observe: true and false), per repeat.
+// cell and its "off" twin; observe: true and false), per repeat; each value
+// other than off/false (cpu, offcpu, both) is paired with the off cell.
 func costTable(r *Run, key string) []costRow {
 	type pair struct {
 		on, off map[int]float64
 		name    string
 		sc      string
 	}
+	offs := map[string]map[int]float64{}
 	pairs := map[string]*pair{}
 	var order []string
 	for _, c := range r.Cells {
@@ -451,23 +453,26 @@ func costTable(r *Run, key string) []costRow {
 			continue
 		}
 		k := c.Scenario + "|" + otherParams(c.Params, key)
-		p := pairs[k]
+		if val == "off" || val == "false" {
+			if offs[k] == nil {
+				offs[k] = map[int]float64{}
+			}
+			offs[k][c.Repeat] = c.Result.TPS()
+			continue
+		}
+		p := pairs[k+"|"+val]
 		if p == nil {
-			p = &pair{on: map[int]float64{}, off: map[int]float64{}, sc: c.Scenario}
-			pairs[k] = p
-			order = append(order, k)
+			p = &pair{on: map[int]float64{}, sc: c.Scenario, name: c.Name}
+			pairs[k+"|"+val] = p
+			order = append(order, k+"|"+val)
 		}
-		off := val == "off" || val == "false"
-		if off {
-			p.off[c.Repeat] = c.Result.TPS()
-		} else {
-			p.on[c.Repeat] = c.Result.TPS()
-			p.name = c.Name
-		}
+		p.on[c.Repeat] = c.Result.TPS()
 	}
 	var rows []costRow
-	for _, k := range order {
-		p := pairs[k]
+	for _, pk := range order {
+		p := pairs[pk]
+		k := pk[:strings.LastIndex(pk, "|")]
+		p.off = offs[k]
 		if len(p.on) == 0 || len(p.off) == 0 {
 			continue
 		}

@@ -111,3 +111,15 @@ func TestCellProfileDir(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// With profile as an axis, each mode is paired with the same off cell.
+func TestProfilerCostPerMode(t *testing.T) {
+	cells := []Cell{
+		costCell("a/profile=off", "a", "off", 1, 1000), costCell("a/profile=cpu", "a", "cpu", 1, 900),
+		costCell("a/profile=offcpu", "a", "offcpu", 1, 500),
+	}
+	rows := costTable(&Run{Cells: cells}, "profile")
+	if len(rows) != 2 || rows[0].Cell != "a/profile=cpu" || rows[0].Ratio != 0.9 || rows[1].Cell != "a/profile=offcpu" || rows[1].Ratio != 0.5 {
+		t.Errorf("rows %+v", rows)
+	}
+}
