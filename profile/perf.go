@@ -25,8 +25,12 @@ const Perf = "perf"
 // of killed runs by it.
 const DirPrefix = "benchmatrix-perf-"
 
-// paranoidFile is the kernel setting that decides who may record.
-const paranoidFile = "/proc/sys/kernel/perf_event_paranoid"
+// paranoidFile is the kernel setting that decides who may record, and
+// euid the user benchmatrix runs as (both replaced by tests only).
+var (
+	paranoidFile = "/proc/sys/kernel/perf_event_paranoid"
+	euid         = os.Geteuid
+)
 
 // Check reports whether perf can record the modes asked for here, before
 // anything starts: perf on PATH (else what to install), and permission:
@@ -37,7 +41,7 @@ func Check(modes ...Mode) error {
 	if _, err := exec.LookPath(Perf); err != nil {
 		return exitcode.UsageError(fmt.Errorf("profile: perf is not installed (Debian: apt-get install linux-perf; Ubuntu: linux-tools-$(uname -r)); or set profile = \"off\""))
 	}
-	if os.Geteuid() == 0 {
+	if euid() == 0 {
 		return nil
 	}
 	level, err := paranoid()

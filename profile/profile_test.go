@@ -7,10 +7,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+
+	"benchmatrix/exitcode"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -478,6 +482,38 @@ func TestParseFrame(t *testing.T) {
 		sym, dso, ok := parseFrame(c.line)
 		if ok != c.ok || sym != c.sym || dso != c.dso {
 			t.Errorf("%q: %q %q %v", c.line, sym, dso, ok)
+		}
+	}
+}
+
+// Not root: the setting decides, and the error names it (exit code 2).
+func TestCheckPermission(t *testing.T) {
+	if _, err := exec.LookPath(Perf); err != nil {
+		t.Skip("perf is not installed")
+	}
+	defer func(f string, e func() int) { paranoidFile, euid = f, e }(paranoidFile, euid)
+	euid = func() int { return 1000 }
+	cases := []struct {
+		level string
+		modes []Mode
+		want  string // "" = permitted
+	}{
+		{"2", []Mode{OnCPU}, "kernel.perf_event_paranoid is 2"},
+		{"1", []Mode{OnCPU}, ""},
+		{"1", []Mode{OnCPU, OffCPU}, "need it at -1 or lower"},
+		{"-1", []Mode{OffCPU}, ""},
+	}
+	for _, c := range cases {
+		paranoidFile = filepath.Join(t.TempDir(), "paranoid")
+		if err := os.WriteFile(paranoidFile, []byte(c.level+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := Check(c.modes...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("level %s %v: %v", c.level, c.modes, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || exitcode.Of(err) != exitcode.Usage):
+			t.Errorf("level %s %v: %v, want %q with exit code 2", c.level, c.modes, err, c.want)
 		}
 	}
 }
