@@ -161,14 +161,27 @@ const DefaultHz = 499
 // stopTimeout bounds perf's flush after SIGINT.
 const stopTimeout = 20 * time.Second
 
-// Stop ends the recording as perf expects (SIGINT: it writes its data and
-// exits), waiting at most stopTimeout before killing it.
-func (r *Recording) Stop() error {
+// Interrupt asks perf to end the recording (SIGINT: it writes its data
+// and exits) without waiting; the recording's window ends now. Stop waits.
+func (r *Recording) Interrupt() {
+	if !r.stop.IsZero() {
+		return
+	}
 	r.stop = time.Now()
 	select {
 	case <-r.done:
 	default:
 		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGINT)
+	}
+}
+
+// Stop ends the recording as perf expects (Interrupt), waiting at most
+// stopTimeout before killing it.
+func (r *Recording) Stop() error {
+	r.Interrupt()
+	select {
+	case <-r.done:
+	default:
 		select {
 		case <-r.done:
 		case <-time.After(stopTimeout):

@@ -132,6 +132,9 @@ func (p *cellProfiler) stopRecordings() {
 	}
 	p.stopped = true
 	for _, rec := range p.recs {
+		rec.Interrupt() // every recording's window ends at once
+	}
+	for _, rec := range p.recs {
 		if err := rec.Stop(); err != nil {
 			p.notes = append(p.notes, err.Error())
 		}
