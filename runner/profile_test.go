@@ -130,3 +130,39 @@ func readProfile(t *testing.T, path string, mode profile.Mode) *profile.Profile 
 	}
 	return p
 }
+
+// The docker provider: perf records the container's mariadbd by its host
+// pid, and resolves its symbols inside the container.
+func TestProfilesOnDocker(t *testing.T) {
+	needDockerImage(t)
+	needPerf(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "4s"
+warmup = "1s"
+profile = "cpu"
+[server]
+provider = "docker"
+[workload]
+name = "oltp_insert"
+table_size = 1000
+`)
+	dir := t.TempDir()
+	run, err := Run(context.Background(), plan, Config{OutDir: dir, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpu *results.ModeProfile
+	for _, c := range run.Cells {
+		if c.Profile != nil {
+			cpu = c.Profile.CPU
+		}
+	}
+	if cpu == nil || cpu.Empty {
+		t.Fatalf("no on-CPU profile of the container's server: %+v", cpu)
+	}
+	p := readProfile(t, filepath.Join(dir, cpu.Folded), profile.OnCPU)
+	if p.Inclusive("dispatch_command", "mysql_execute_command") < 0.3 {
+		t.Errorf("the container's server functions are not named: %v", p.Top(20))
+	}
+}
