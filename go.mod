@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/go-sql-driver/mysql v1.10.1
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/vbauerster/mpb/v8 v8.16.2
 	gonum.org/v1/plot v0.17.0
 )

@@ -39,6 +39,9 @@ const (
 	// the datadir's device, a CPU quota, a cpuset, memory), changed live
 	// between cells and read back (a LimitSet; presets in machines.go).
 	Limits Capability = "limits"
+	// Profiles: the server's process can be recorded with perf from this
+	// host (on-CPU and off-CPU flame graphs per cell): it needs PID.
+	Profiles Capability = "profiles"
 )
 
 // Set is a set of capabilities.

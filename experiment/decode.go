@@ -275,6 +275,8 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				continue
 			}
 			m.StallThreshold = f
+		case "profile", "profile_hz", "profile_seconds":
+			d.profileKey(key, v, m) // profile.go
 		case "wait_quiet":
 			dur, err := ParseDuration(v)
 			if err != nil {
@@ -283,7 +285,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			}
 			m.WaitQuiet = dur
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet, profile, profile_hz, profile_seconds)")
 		}
 	}
 }

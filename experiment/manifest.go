@@ -151,6 +151,8 @@ type Policy struct {
 	Drain      bool          `json:"drain"`
 	DrainCap   time.Duration `json:"drain_cap,omitempty"`
 	DrainPages int64         `json:"drain_pages,omitempty"`
+	// Profile is how the server is profiled while the cell is measured.
+	Profile ProfileSpec `json:"profile,omitzero"` // profile.go
 }
 
 // Inject is the [inject] section: SQL run periodically from a side

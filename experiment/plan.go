@@ -148,6 +148,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					c.Policy.Observe, _ = oltp.ParseBool(prm.Value)
 				case IsLimitKey(prm.Name):
 					// resource limits, in c.Limits
+				case IsProfileKey(prm.Name):
+					c.setProfileParam(prm) // profile.go
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -155,6 +157,7 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 			base = append(base, c)
 		}
 	}
+	base = p.profileTwins(base) // profile.go
 	repeats := m.Repeats
 	if repeats < 1 {
 		repeats = 1
@@ -186,6 +189,7 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 		case Shuffled:
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		}
+		alternateTwins(round, r) // profile.go
 		for _, c := range round {
 			c.Repeat = r
 			c.Index = len(p.Cells)

@@ -14,7 +14,7 @@ var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true, "
 // IsWorkloadKey reports whether a parameter name belongs to the workload
 // engine; every other name is a server variable.
 func IsWorkloadKey(name string) bool {
-	if RunnerKeys[name] {
+	if RunnerKeys[name] || IsProfileKey(name) { // profile.go
 		return false
 	}
 	if name == "workload" {
@@ -52,6 +52,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			d.needs(prov, catalog.Images, key, "an image parameter")
 		case IsLimitKey(p.Name):
 			d.checkLimitParam(m, prov, key, p) // limits.go
+		case IsProfileKey(p.Name):
+			// validateProfile (profile.go)
 		case RunnerKeys[p.Name]:
 			if b, err := oltp.ParseBool(p.Value); err != nil {
 				d.problem(key, "%v", err)
@@ -126,6 +128,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		}
 	}
 	d.validateLimits(m, prov)
+	d.validateProfile(m, prov) // profile.go
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
 	}

@@ -73,6 +73,9 @@ type Run struct {
 	Host         Host               `json:"host"`
 	Cells        []Cell             `json:"cells"`
 	Notes        []string           `json:"notes,omitempty"`
+	// Profiles is what the cells' profiles say together (profile.go),
+	// computed when summary.md is written.
+	Profiles *ProfileReport `json:"profiles,omitempty"`
 	// Time is where the run's wall time went (timing.go).
 	Time        *TimeSplit        `json:"time,omitempty"`
 	Variables   map[string]string `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
@@ -131,6 +134,8 @@ type Cell struct {
 	// DiskCheck what a disk limit delivered (issue 15: runner/limits.go).
 	Limits    *server.LimitsInForce `json:"limits,omitempty"`
 	DiskCheck *server.DiskCheck     `json:"disk_check,omitempty"`
+	// Profile is what profiling the cell produced (profile.go).
+	Profile *CellProfile `json:"profile,omitempty"`
 
 	// What the observers saw: table growth, stalls (and the sampled
 	// metrics that moved at their onsets), performance_schema waits.

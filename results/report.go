@@ -34,6 +34,7 @@ func writeReports(dir string, r *Run) error {
 		cp.Notes = append(slices.Clip(r.Notes), plotsNote+oneLine(err.Error()))
 		md = &cp
 	}
+	md = withProfiles(dir, md) // profile.go
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, md); err != nil {
 		return err

@@ -156,6 +156,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 		}
 	}
 	writePlotsSection(w, r)
+	writeProfiles(w, r) // profile.go
 	writeExplain(w, r)
 	var failed []Cell
 	for _, c := range r.Cells {

@@ -249,11 +249,14 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 	}
 	r.cfg.Progress.Phase("warm-up and measure")
 	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
+	prof := r.startProfile(ctx, c, res, o) // profile.go
 	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) {
+		prof.interval(iv) // profile.go
 		iv.Start += offset
 		iv.End += offset
 		intervals = append(intervals, iv)
 	})
+	prof.finish(ctx, err == nil) // profile.go
 	if oltp.ChangesData(o) {
 		r.loaded = ""
 	}

@@ -101,6 +101,9 @@ func Setup(ctx context.Context, req Request) (*experiment.Plan, Config, error) {
 			fmt.Fprintf(req.Notices, "removed %s, left by a benchmatrix process that no longer runs\n", what)
 		}
 	})
+	if err := setupProfiles(plan, sweep.TempDir, req.Notices); err != nil { // profile.go
+		return nil, cfg, err
+	}
 	return plan, cfg, nil
 }
 

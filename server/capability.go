@@ -43,7 +43,7 @@ func Implements(srv Server, c catalog.Capability) bool {
 	case catalog.Liveness:
 		_, ok := srv.(Liveness)
 		return ok
-	case catalog.PID:
+	case catalog.PID, catalog.Profiles: // profiles: perf records the PID
 		_, ok := srv.(ProcessOwner)
 		return ok
 	case catalog.Logs:

@@ -1,0 +1,576 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"benchmatrix/experiment"
+	"benchmatrix/profile"
+)
+
+// ProfilesDir holds the profiles of a run's cells: one directory per cell
+// run (profiles/CELL-rREPEAT/) with cpu.* and offcpu.* (folded stacks, a
+// flame graph SVG, a pprof protobuf), and one per cell (profiles/CELL/)
+// with the differential flame graphs against the baseline.
+const ProfilesDir = "profiles"
+
+// CellProfile is what profiling one cell run produced.
+type CellProfile struct {
+	Mode    string  `json:"mode"`
+	Seconds float64 `json:"seconds"` // the profiled window
+	// CPU and OffCPU are the two recordings' results (nil when not taken).
+	CPU    *ModeProfile `json:"cpu,omitempty"`
+	OffCPU *ModeProfile `json:"offcpu,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
+}
+
+// ModeProfile is one recording of a cell: its files (relative to the
+// results directory), what it holds and its top functions.
+type ModeProfile struct {
+	Records int                 `json:"records"`
+	Seconds float64             `json:"total_seconds"` // time in the profile
+	Empty   bool                `json:"empty,omitempty"`
+	Kinds   []profile.KindShare `json:"kinds,omitempty"`
+	// Top is the top functions of the connection threads (all threads when
+	// none were told apart), by inclusive share.
+	Top     []profile.Func `json:"top,omitempty"`
+	TopKind string         `json:"top_kind,omitempty"`
+	Folded  string         `json:"folded,omitempty"`
+	SVG     string         `json:"svg,omitempty"`
+	Pprof   string         `json:"pprof,omitempty"`
+}
+
+// TopFunctions is how many functions a cell's profile lists in summary.md.
+const TopFunctions = 8
+
+// plumbing frames hold nearly all of a thread's time by construction (the
+// thread's start, the syscall entry, the scheduler): not worth a line in
+// the top functions.
+var plumbing = regexp.MustCompile(`^(\[.*\]|start_thread|clone3?|__clone|do_syscall_64|entry_SYSCALL_64.*|__schedule|schedule|handle_one_connection|do_handle_one_connection|do_command|exit_to_user_mode.*|syscall_exit_to_user_mode)$`)
+
+// CellProfileDir is the directory of one cell run's profiles, relative to
+// the results directory.
+func CellProfileDir(cell string, repeat int) string {
+	return filepath.Join(ProfilesDir, fmt.Sprintf("%s-r%d", fileSafe(cell), repeat))
+}
+
+func fileSafe(s string) string {
+	return strings.Trim(regexp.MustCompile(`[^A-Za-z0-9_.=-]+`).ReplaceAllString(s, "_"), "_")
+}
+
+// WriteModeProfile writes one recording of a cell run under outDir: the
+// folded stacks, the flame graph and the pprof protobuf, and returns what
+// summary.md says of it. A profile with no samples is written as an
+// empty folded file and said to be empty; no graph is drawn.
+func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, seconds float64) (*ModeProfile, error) {
+	rel := CellProfileDir(cell, repeat)
+	if err := os.MkdirAll(filepath.Join(outDir, rel), 0o755); err != nil {
+		return nil, err
+	}
+	mode := string(p.Mode)
+	mp := &ModeProfile{Records: p.Records, Seconds: float64(p.Total()) / 1e9, Empty: p.Empty()}
+	var b bytes.Buffer
+	if err := p.WriteFolded(&b); err != nil {
+		return nil, err
+	}
+	mp.Folded = filepath.Join(rel, mode+".folded")
+	if err := writeFileAtomic(filepath.Join(outDir, mp.Folded), b.Bytes()); err != nil {
+		return nil, err
+	}
+	if mp.Empty {
+		return mp, nil
+	}
+	mp.Kinds = p.Kinds()
+	top := p
+	if p.Has(profile.KindConnection) {
+		top, mp.TopKind = p.Only(profile.KindConnection), profile.KindConnection
+	}
+	for _, f := range top.Top(4 * TopFunctions) {
+		if !plumbing.MatchString(f.Name) && len(mp.Top) < TopFunctions {
+			mp.Top = append(mp.Top, f)
+		}
+	}
+	b.Reset()
+	title := fmt.Sprintf("%s (repeat %d): %s", cell, repeat, p.Mode.Unit())
+	if err := profile.WriteFlameGraph(&b, p, title); err != nil {
+		return nil, err
+	}
+	mp.SVG = filepath.Join(rel, mode+".svg")
+	if err := writeFileAtomic(filepath.Join(outDir, mp.SVG), b.Bytes()); err != nil {
+		return nil, err
+	}
+	b.Reset()
+	if err := profile.WritePprof(&b, p, seconds); err != nil {
+		return nil, err
+	}
+	mp.Pprof = filepath.Join(rel, mode+".pb.gz")
+	if err := writeFileAtomic(filepath.Join(outDir, mp.Pprof), b.Bytes()); err != nil {
+		return nil, err
+	}
+	return mp, nil
+}
+
+// ProfileReport is what the profiles of a run say together: per scenario
+// against the baseline, the prediction and the differential graphs.
+type ProfileReport struct {
+	Comparisons []ProfileComparison `json:"comparisons,omitempty"`
+	Notes       []string            `json:"notes,omitempty"`
+}
+
+// ProfileComparison is one profiled cell against its baseline cell, over
+// all their repeats.
+type ProfileComparison struct {
+	Cell     string `json:"cell"`
+	Baseline string `json:"baseline"`
+	// CPU is the prediction from on-CPU time only, Both from on-CPU and
+	// off-CPU time of the same threads (nil when not recorded).
+	CPU  *profile.Prediction `json:"cpu,omitempty"`
+	Both *profile.Prediction `json:"both,omitempty"`
+	// Measured is the cells' tps ratio under the profiler; Unprofiled the
+	// ratio of their unprofiled twins (0 when there are none).
+	Measured   float64 `json:"measured_ratio"`
+	Unprofiled float64 `json:"unprofiled_ratio,omitempty"`
+	// DiffCPU and DiffOffCPU are the differential flame graphs.
+	DiffCPU    string `json:"diff_cpu_svg,omitempty"`
+	DiffOffCPU string `json:"diff_offcpu_svg,omitempty"`
+}
+
+// withProfiles is the run with its ProfileReport, computed from the
+// folded stacks under dir (the differential graphs are written there).
+// A run without profiles is returned as it is.
+func withProfiles(dir string, r *Run) *Run {
+	has := false
+	for _, c := range r.Cells {
+		has = has || c.Profile != nil
+	}
+	if !has {
+		return r
+	}
+	cp := *r
+	cp.Profiles = profileReport(dir, r)
+	return &cp
+}
+
+func profileReport(dir string, r *Run) *ProfileReport {
+	rep := &ProfileReport{}
+	sums := r.Summaries()
+	byName := map[string]Summary{}
+	for _, s := range sums {
+		byName[s.Name] = s
+	}
+	for _, s := range sums {
+		if !profiled(r, s.Name) || r.Baseline == "" {
+			continue
+		}
+		bname := BaselineFor(r.Baseline, s, sums)
+		if bname == "" || bname == s.Name || !profiled(r, bname) {
+			continue
+		}
+		b := byName[bname]
+		pc := ProfileComparison{Cell: s.Name, Baseline: bname}
+		if b.TPS > 0 && s.Runs > 0 {
+			pc.Measured = s.TPS / b.TPS
+		}
+		tw, tb := twinOf(s, sums), twinOf(b, sums)
+		if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
+			pc.Unprofiled = tw.TPS / tb.TPS
+		}
+		scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
+		bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
+		scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
+		bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
+		rep.Notes = append(rep.Notes, errs1...)
+		rep.Notes = append(rep.Notes, errs2...)
+		rep.Notes = append(rep.Notes, errs3...)
+		rep.Notes = append(rep.Notes, errs4...)
+		ddir := filepath.Join(ProfilesDir, fileSafe(s.Name))
+		if !scCPU.Empty() && !bCPU.Empty() {
+			p := profile.Predict(bCPU, scCPU)
+			pc.CPU = &p
+			pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-baseline-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
+		}
+		if !scOff.Empty() && !bOff.Empty() {
+			pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-baseline-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
+			if !scCPU.Empty() && !bCPU.Empty() {
+				p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
+				pc.Both = &p
+			}
+		}
+		rep.Comparisons = append(rep.Comparisons, pc)
+	}
+	return rep
+}
+
+// twinOf finds a profiled cell's unprofiled twin: the same scenario and
+// parameters, with profile = "off".
+func twinOf(s Summary, sums []Summary) Summary {
+	want := otherParams(s.Params, "profile")
+	for _, o := range sums {
+		if v, ok := paramValue(o.Params, "profile"); ok && v == "off" && o.Scenario == s.Scenario && otherParams(o.Params, "profile") == want {
+			return o
+		}
+	}
+	return Summary{}
+}
+
+func profiled(r *Run, name string) bool {
+	for _, c := range r.Cells {
+		if c.Name == name && c.Profile != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// loadProfiles sums the profiles of every successful repeat of a cell in
+// one mode, read back from their folded stacks.
+func loadProfiles(dir string, r *Run, name string, mode profile.Mode) (*profile.Profile, []string) {
+	var sum *profile.Profile
+	var notes []string
+	for _, c := range r.Cells {
+		if c.Name != name || c.Status != CellOK || c.Profile == nil {
+			continue
+		}
+		mp := c.Profile.CPU
+		if mode == profile.OffCPU {
+			mp = c.Profile.OffCPU
+		}
+		if mp == nil || mp.Folded == "" || mp.Empty {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, mp.Folded))
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("profile of %s (repeat %d): %v", name, c.Repeat, err))
+			continue
+		}
+		period := int64(1e9) / int64(experiment.DefaultProfileHz)
+		if c.Profile.CPU != nil && c.Profile.CPU.Records > 0 {
+			period = int64(c.Profile.CPU.Seconds * 1e9 / float64(c.Profile.CPU.Records))
+		}
+		p, err := profile.ReadFolded(f, mode, period)
+		f.Close()
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("profile of %s (repeat %d): %v", name, c.Repeat, err))
+			continue
+		}
+		sum = addProfiles(sum, p)
+	}
+	return sum, notes
+}
+
+func addProfiles(a, b *profile.Profile) *profile.Profile {
+	if a == nil {
+		return b
+	}
+	s := profile.Add(a, b)
+	s.Mode = a.Mode
+	return s
+}
+
+// writeDiff draws the differential flame graph of the threads the
+// prediction compares (the connection threads when both have them: the
+// background threads' sleep would swamp them).
+func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname string, notes *[]string) string {
+	var b bytes.Buffer
+	title := fmt.Sprintf("%s against %s", cell, bname)
+	if base.Has(profile.KindConnection) && scen.Has(profile.KindConnection) {
+		base, scen = base.Only(profile.KindConnection), scen.Only(profile.KindConnection)
+		title += ", connection threads"
+	}
+	if err := profile.WriteDiffFlameGraph(&b, base, scen, title); err != nil {
+		if !errors.Is(err, profile.ErrEmpty) {
+			*notes = append(*notes, fmt.Sprintf("differential graph of %s: %v", cell, err))
+		}
+		return ""
+	}
+	if err := os.MkdirAll(filepath.Join(dir, rel), 0o755); err != nil {
+		*notes = append(*notes, err.Error())
+		return ""
+	}
+	p := filepath.Join(rel, name)
+	if err := writeFileAtomic(filepath.Join(dir, p), b.Bytes()); err != nil {
+		*notes = append(*notes, err.Error())
+		return ""
+	}
+	return p
+}
+
+// writeProfiles is summary.md's "Profiles" section: the prediction per
+// scenario, what the profiler and the sampler cost, and per cell run its
+// top functions with links to its graphs.
+func writeProfiles(w io.Writer, r *Run) {
+	var cells []Cell
+	for _, c := range r.Cells {
+		if c.Profile != nil {
+			cells = append(cells, c)
+		}
+	}
+	costs := costTable(r, "profile")
+	obs := costTable(r, "observe")
+	if len(cells) == 0 && costs == nil && obs == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n## Profiles: where the time goes\n\n")
+	if pr := r.Profiles; pr != nil && len(pr.Comparisons) > 0 {
+		fmt.Fprintf(w, "### Predicted against measured\n\n")
+		fmt.Fprintf(w, "The share of the baseline's time in call paths the scenario no longer spends time in "+
+			"(held at least %.1f%% of the baseline's time, and less than a tenth of that share in the scenario), "+
+			"the tps ratio that removing that time predicts (1 / (1 - share), for a closed loop whose transactions take the profiled time), "+
+			"and the measured ratio: under the profiler, and between the unprofiled twins. "+
+			"Threads: the connection threads' time when both profiles have them.\n\n", 100*profile.MinGoneShare)
+		fmt.Fprintf(w, "| cell | vs | time | gone share | predicted | measured (profiled) | measured (unprofiled) | largest gone paths | diff graph |\n")
+		fmt.Fprintf(w, "|---|---|---|---:|---:|---:|---:|---|---|\n")
+		for _, c := range pr.Comparisons {
+			for _, row := range []struct {
+				label string
+				p     *profile.Prediction
+				svg   string
+			}{{"on-CPU", c.CPU, c.DiffCPU}, {"on+off-CPU", c.Both, c.DiffOffCPU}} {
+				if row.p == nil {
+					continue
+				}
+				unp := "-"
+				if c.Unprofiled > 0 {
+					unp = fmt.Sprintf("%.3f", c.Unprofiled)
+				}
+				link := "-"
+				if row.svg != "" {
+					link = fmt.Sprintf("[svg](%s)", filepath.ToSlash(row.svg))
+				}
+				fmt.Fprintf(w, "| %s | %s | %s | %.1f%% | %.3f | %.3f | %s | %s | %s |\n", c.Cell, c.Baseline, row.label,
+					100*row.p.Share, row.p.Ratio, c.Measured, unp, gonePaths(row.p.Gone, 3), link)
+			}
+		}
+		fmt.Fprintf(w, "\nThe on+off diff graph is the off-CPU one (where the threads waited); the on-CPU one is the cpu graph.\n")
+	}
+	writeCostTable(w, "The profiler's cost", "profiled", "unprofiled twin", costs,
+		"Each profiled cell ran beside an unprofiled twin (NAME/profile=off), interleaved; with/without is the median tps ratio over the paired repeats.")
+	writeCostTable(w, "The 1 Hz sampler's cost", "observe=true", "observe=false", obs,
+		"Cells with observe=true and observe=false side by side (the observe axis).")
+	if len(cells) > 0 {
+		fmt.Fprintf(w, "\n### Per cell: top functions by inclusive share\n\n")
+		fmt.Fprintf(w, "Of the connection threads' time (all threads' when they could not be told apart); thread starts, syscall entry and the scheduler left out.\n\n")
+		for _, c := range cells {
+			fmt.Fprintf(w, "- **%s** (repeat %d), %s profile over %.0f s:\n", c.Name, c.Repeat, c.Profile.Mode, c.Profile.Seconds)
+			for _, mp := range []struct {
+				label string
+				m     *ModeProfile
+			}{{"on-CPU", c.Profile.CPU}, {"off-CPU", c.Profile.OffCPU}} {
+				if mp.m == nil {
+					continue
+				}
+				if mp.m.Empty {
+					fmt.Fprintf(w, "  - %s: no samples captured (%d records): nothing to draw\n", mp.label, mp.m.Records)
+					continue
+				}
+				var tops []string
+				for _, f := range mp.m.Top {
+					tops = append(tops, fmt.Sprintf("%s %.1f%%", mdEscape(f.Name), 100*f.Share))
+				}
+				fmt.Fprintf(w, "  - %s (%.2f s; %s): %s. [svg](%s) · [pprof](%s) · [folded](%s)\n", mp.label, mp.m.Seconds,
+					kindsText(mp.m.Kinds), strings.Join(tops, ", "), filepath.ToSlash(mp.m.SVG), filepath.ToSlash(mp.m.Pprof), filepath.ToSlash(mp.m.Folded))
+			}
+			for _, n := range c.Profile.Notes {
+				fmt.Fprintf(w, "  - note: %s\n", n)
+			}
+		}
+	}
+	if pr := r.Profiles; pr != nil {
+		for _, n := range pr.Notes {
+			fmt.Fprintf(w, "- note: %s\n", n)
+		}
+	}
+}
+
+func gonePaths(gs []profile.Gone, n int) string {
+	var out []string
+	for i, g := range gs {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more", len(gs)-n))
+			break
+		}
+		name := g.Frame
+		if g.Caller != "" {
+			name = g.Caller + " → " + g.Frame
+		}
+		out = append(out, fmt.Sprintf("%s %.1f%%", mdEscape(name), 100*g.Share))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "; ")
+}
+
+func kindsText(ks []profile.KindShare) string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("%s %.0f%%", k.Kind, 100*k.Share))
+	}
+	return strings.Join(out, ", ")
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// costRow is one cell with a parameter on and off: its tps both ways and
+// the per-repeat ratios.
+type costRow struct {
+	Cell      string
+	On, Off   float64 // median tps
+	Ratio     float64 // median of the paired ratios
+	Ratios    []float64
+	Scenario  string
+	noiseBand float64
+}
+
+// costTable pairs the cells that differ only in key (profile: a profiled
+// cell and its "off" twin; observe: true and false), per repeat; each value
+// other than off/false (cpu, offcpu, both) is paired with the off cell.
+func costTable(r *Run, key string) []costRow {
+	type pair struct {
+		on, off map[int]float64
+		name    string
+		sc      string
+	}
+	offs := map[string]map[int]float64{}
+	pairs := map[string]*pair{}
+	var order []string
+	for _, c := range r.Cells {
+		if c.Status != CellOK || c.Result == nil {
+			continue
+		}
+		val, ok := paramValue(c.Params, key)
+		if !ok {
+			continue
+		}
+		k := c.Scenario + "|" + otherParams(c.Params, key)
+		if val == "off" || val == "false" {
+			if offs[k] == nil {
+				offs[k] = map[int]float64{}
+			}
+			offs[k][c.Repeat] = c.Result.TPS()
+			continue
+		}
+		p := pairs[k+"|"+val]
+		if p == nil {
+			p = &pair{on: map[int]float64{}, sc: c.Scenario, name: c.Name}
+			pairs[k+"|"+val] = p
+			order = append(order, k+"|"+val)
+		}
+		p.on[c.Repeat] = c.Result.TPS()
+	}
+	var rows []costRow
+	for _, pk := range order {
+		p := pairs[pk]
+		k := pk[:strings.LastIndex(pk, "|")]
+		p.off = offs[k]
+		if len(p.on) == 0 || len(p.off) == 0 {
+			continue
+		}
+		row := costRow{Cell: p.name, Scenario: p.sc}
+		var on, off []float64
+		for rep, t := range p.on {
+			on = append(on, t)
+			if o, ok := p.off[rep]; ok && o > 0 {
+				row.Ratios = append(row.Ratios, t/o)
+			}
+		}
+		for _, t := range p.off {
+			off = append(off, t)
+		}
+		row.On, row.Off = median(on), median(off)
+		if len(row.Ratios) == 0 {
+			continue
+		}
+		sort.Float64s(row.Ratios)
+		row.Ratio = median(row.Ratios)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func paramValue(ps []experiment.Param, name string) (string, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+func otherParams(ps []experiment.Param, skip string) string {
+	var out []string
+	for _, p := range ps {
+		if p.Name != skip {
+			out = append(out, p.Name+"="+p.Value)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// CostVerdict says whether a cost differs between cells by more than the
+// noise: the spread of the paired ratios within each cell (the largest
+// half-range over the cells; with one repeat there is none to measure, and
+// it says so).
+func CostVerdict(rows []costRow) (differs bool, spread, noise float64, known bool) {
+	if len(rows) < 2 {
+		return false, 0, 0, false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range rows {
+		lo, hi = math.Min(lo, r.Ratio), math.Max(hi, r.Ratio)
+		if n := len(r.Ratios); n >= 2 {
+			noise = math.Max(noise, (r.Ratios[n-1]-r.Ratios[0])/2)
+			known = true
+		}
+	}
+	spread = hi - lo
+	return known && spread > 2*noise, spread, noise, known
+}
+
+func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### %s\n\n%s\n\n", title, how)
+	fmt.Fprintf(w, "| cell | tps %s | tps %s | with/without | paired repeats, sorted |\n|---|---:|---:|---:|---|\n", on, off)
+	for _, r := range rows {
+		var rs []string
+		for _, x := range r.Ratios {
+			rs = append(rs, fmt.Sprintf("%.3f", x))
+		}
+		fmt.Fprintf(w, "| %s | %.1f | %.1f | %.3f | %s |\n", r.Cell, r.On, r.Off, r.Ratio, strings.Join(rs, ", "))
+	}
+	differs, spread, noise, known := CostVerdict(rows)
+	switch {
+	case !known:
+		fmt.Fprintf(w, "\nThe cost's noise is not known (one repeat per cell): whether it differs between cells cannot be told; run with --repeats 3 or more.\n")
+	case differs:
+		fmt.Fprintf(w, "\n**The cost differs between cells by more than the noise** (with/without spans %.3f; the repeats of one cell spread ±%.3f): "+
+			"ratios between cells measured under it are biased; compare the unprofiled (or unobserved) cells.\n", spread, noise)
+	default:
+		fmt.Fprintf(w, "\nThe cost does not differ between cells by more than the noise (with/without spans %.3f; the repeats of one cell spread ±%.3f).\n", spread, noise)
+	}
+}
