@@ -39,6 +39,10 @@ const (
 	// the datadir's device, a CPU quota, a cpuset, memory), changed live
 	// between cells and read back (a LimitSet; presets in machines.go).
 	Limits Capability = "limits"
+	// Topologies: the provider's servers can be the nodes of a topology
+	// (a primary with replicas, a Galera cluster), each stopped, killed,
+	// paused, resumed and started again in place (server/node.go).
+	Topologies Capability = "topologies"
 )
 
 // Set is a set of capabilities.

@@ -9,7 +9,7 @@ var sandboxProvider = Descriptor{
 	Name: Sandbox,
 	Doc:  "a private server started from the mariadbd/mysqld on PATH",
 	Keys: []string{"binary", "tmpdir"},
-	Caps: Caps(Liveness, PID, Logs, Snapshots, Restarts, Limits),
+	Caps: Caps(Liveness, PID, Logs, Snapshots, Restarts, Limits, Topologies),
 	Owns: sandboxOwns,
 }
 

@@ -38,6 +38,8 @@ type Cell struct {
 	// its Machine preset, [server.config] and its own keys.
 	Limits  catalog.LimitSet `json:"limits,omitzero"`
 	Machine string           `json:"machine,omitempty"`
+	// Topology is the servers the cell runs on (topology.go); nil for one.
+	Topology *Topology `json:"topology,omitempty"`
 	// Change is what the runner does before this cell, given the previous.
 	Change Change `json:"change"`
 }
@@ -136,6 +138,7 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 			c.Policy = m.Policy
 			c.Image = m.Server.Image
 			c.Limits, c.Machine = m.cellLimits(c.Params)
+			c.Topology = m.cellTopology(c.Params) // topology.go
 			for _, prm := range c.Params {
 				switch {
 				case prm.Name == "prewarm":
@@ -148,6 +151,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					c.Policy.Observe, _ = oltp.ParseBool(prm.Value)
 				case IsLimitKey(prm.Name):
 					// resource limits, in c.Limits
+				case IsTopologyKey(prm.Name):
+					// in c.Topology (topology.go)
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}

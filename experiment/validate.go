@@ -52,6 +52,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			d.needs(prov, catalog.Images, key, "an image parameter")
 		case IsLimitKey(p.Name):
 			d.checkLimitParam(m, prov, key, p) // limits.go
+		case IsTopologyKey(p.Name):
+			d.checkTopologyParam(m, prov, key, p) // topology.go
 		case RunnerKeys[p.Name]:
 			if b, err := oltp.ParseBool(p.Value); err != nil {
 				d.problem(key, "%v", err)
@@ -126,6 +128,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		}
 	}
 	d.validateLimits(m, prov)
+	d.validateTopology(m, prov) // topology.go
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
 	}

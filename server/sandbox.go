@@ -39,6 +39,9 @@ type SandboxConfig struct {
 	// Limits, when any is set, puts the server in a cgroup from its first
 	// start (limits.go); SetLimits writes them.
 	Limits catalog.LimitSet
+	// User, when benchmatrix runs as root, is the user the server runs as
+	// (default root), with its own TMPDIR (node.go).
+	User string
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir
@@ -159,6 +162,9 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 	if err := sb.datadirFromGolden(ctx); err != nil {
 		return nil, err
 	}
+	if err := sb.ownDirs(); err != nil { // node.go
+		return nil, err
+	}
 	if !cfg.Limits.Server().IsZero() {
 		if err := sb.ensureGroup(); err != nil {
 			return nil, err
@@ -263,7 +269,7 @@ func freePort() (int, error) {
 
 func (s *Sandbox) args(startup []Setting) []string {
 	a := []string{"--no-defaults"}
-	a = append(a, userArgs()...)
+	a = append(a, s.userArgs()...) // node.go
 	a = append(a,
 		"--datadir="+s.datadir(),
 		"--socket="+filepath.Join(s.dir, "mysql.sock"),
@@ -322,6 +328,7 @@ func (s *Sandbox) launchOnce(ctx context.Context, startup []Setting) error {
 	var stderr bytes.Buffer
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
+	cmd.Env = s.env() // node.go
 	done := make(chan struct{})
 	started := make(chan error, 1)
 	go func() {
