@@ -154,6 +154,9 @@ type Cell struct {
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
 	QuietReached     bool    `json:"quiet_reached,omitempty"`
 
+	// Topology: the nodes, data checks and node events (topology.go).
+	Topology *TopologyResult `json:"topology,omitempty"`
+
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with
 	// Intervals, columns Run.MetricColumns); in intervals.csv.
