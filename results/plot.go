@@ -515,6 +515,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			p.Add(b)
 		}
 	}
+	for _, cr := range runs {
+		addEventMarks(panels, cr.cell) // topology.go
+	}
 	for _, p := range panels {
 		gr := plotter.NewGrid()
 		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
