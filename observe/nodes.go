@@ -275,8 +275,9 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 			}
 		}
 		smp.slave, err = queryRow(qctx, n.DB, "SHOW SLAVE STATUS")
-		if err == nil && ppos != "" {
-			smp.lag = GTIDLag(ppos, smp.slave["Gtid_Slave_Pos"])
+		var rpos string
+		if err == nil && ppos != "" && n.DB.QueryRowContext(qctx, "SELECT @@global.gtid_slave_pos").Scan(&rpos) == nil {
+			smp.lag = GTIDLag(ppos, rpos)
 		}
 	}
 	if err == nil {

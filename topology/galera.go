@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -106,6 +107,10 @@ func (c *Cluster) galeraOpts(n *Node, id int, addrs []string) []server.Setting {
 // restartGalera bootstraps from node 1 (stopped last, so safe to
 // bootstrap) and lets the others join by incremental transfer.
 func (c *Cluster) restartGalera(ctx context.Context) error {
+	// After a crash of node 1 its state file says it may not bootstrap
+	// (another node might be ahead); every node is stopped here and the
+	// runner reloads the data after a crash, so it may.
+	safeToBootstrap(c.nodes[0].srv.Info().Datadir)
 	for i, n := range c.nodes {
 		opts := n.join
 		if i == 0 {
@@ -188,4 +193,17 @@ func (c *Cluster) SetFCLimit(ctx context.Context, limit int) error {
 		}
 	}
 	return nil
+}
+
+// safeToBootstrap sets safe_to_bootstrap: 1 in a datadir's grastate.dat.
+func safeToBootstrap(datadir string) {
+	p := filepath.Join(datadir, "grastate.dat")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	s := strings.Replace(string(b), "safe_to_bootstrap: 0", "safe_to_bootstrap: 1", 1)
+	if s != string(b) {
+		_ = os.WriteFile(p, []byte(s), 0o660) // keeps its owner
+	}
 }
