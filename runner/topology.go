@@ -204,6 +204,7 @@ func (w *watch) startNodes(ctx context.Context) {
 				cfg = cl.Nodes()[i].Endpoint()
 			}
 			cfg.Timeout = time.Second
+			cfg.DBName = r.schema // a user metric may read the workload's tables
 			db, err := observe.OpenDB(cfg)
 			if err != nil {
 				w.res.ObserveNotes = append(w.res.ObserveNotes, "node sampler: "+err.Error())
