@@ -16,9 +16,9 @@ deps:
 	@scripts/ensure-deps.sh server
 
 # deps-test: the server plus the yardsticks: sysbench for the engine,
-# mariadb-slap (mariadb-client) for benchmatrix slap.
+# mariadb-slap (mariadb-client) for benchmatrix slap; galera-4 for the Galera topology tests.
 deps-test:
-	@scripts/ensure-deps.sh server sysbench slap
+	@scripts/ensure-deps.sh server sysbench slap galera
 
 # The local MariaDB image for the docker provider (no registry needed): a
 # debootstrap root file system with Debian's mariadb-server, docker-imported.
