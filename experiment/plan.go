@@ -369,10 +369,13 @@ func (p *Plan) computeChanges() {
 	for i := range p.Cells {
 		c := &p.Cells[i]
 		var ch Change
-		if prev == nil || c.Image != prev.Image {
+		if prev == nil || c.Image != prev.Image || c.Topology.Key() != prev.Topology.Key() { // topology.go
 			ch.Start, ch.Reload, ch.Reason = true, true, "first load"
 			if prev != nil {
 				ch.Reason = "new server (image " + c.Image + ")"
+				if c.Topology.Key() != prev.Topology.Key() {
+					ch.Reason = "new topology (" + c.Topology.Key() + ")" // topology.go
+				}
 			}
 		} else {
 			if c.Policy.Cold {
