@@ -159,6 +159,8 @@ func nodeColumnsFor(role string, semiSync bool) []nodeColumn {
 		}
 	case RoleGalera:
 		return galeraColumns
+	case RoleGroup:
+		return groupColumns
 	}
 	return nil
 }
@@ -189,7 +191,7 @@ func prefixed(node, name string) string {
 // run.json), by their name without the node.
 func NodeColumnDocs() map[string]string {
 	out := map[string]string{}
-	for _, cs := range [][]nodeColumn{replicaColumns, semiSyncColumns, galeraColumns} {
+	for _, cs := range [][]nodeColumn{replicaColumns, semiSyncColumns, galeraColumns, groupColumns} {
 		for _, c := range cs {
 			out[c.name] = c.doc
 		}
@@ -267,6 +269,14 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 	smp := nodeSample{t: t, lag: nan}
 	var err error
 	smp.status, err = statusMap(qctx, n.DB)
+	if err == nil && n.Role == RoleGroup {
+		var gr map[string]float64
+		if gr, err = groupStats(qctx, n.DB); err == nil {
+			for k, v := range gr {
+				smp.status[k] = v
+			}
+		}
+	}
 	if err == nil && n.Role == RoleReplica {
 		var ppos string
 		if n.Primary != nil {
