@@ -148,21 +148,34 @@ var galeraColumns = []nodeColumn{
 	{"wsrep_local_state", "4 Synced, 2 Donor, 1 Joining, 3 Joined", asRead("wsrep_local_state")},
 }
 
+// answered is 1 when the node answered the second's reads, 0 when it did
+// not (paused, stopped, killed): the first thing to look at in a stall.
+var answered = nodeColumn{"answered", "1 when the node answered within the second, 0 when not (paused, stopped, killed)",
+	func(_, c *nodeSample, _ float64) float64 {
+		if c != nil && c.ok {
+			return 1
+		}
+		return 0
+	}}
+
 // nodeColumnsFor are the built-in columns of a node of a role.
 func nodeColumnsFor(role string, semiSync bool) []nodeColumn {
+	var cols []nodeColumn
 	switch role {
 	case RoleReplica:
-		return replicaColumns
+		cols = replicaColumns
 	case RolePrimary:
 		if semiSync {
-			return semiSyncColumns
+			cols = semiSyncColumns
 		}
 	case RoleGalera:
-		return galeraColumns
+		cols = galeraColumns
 	case RoleGroup:
-		return groupColumns
+		cols = groupColumns
+	default:
+		return nil // a single server: only the user's metrics
 	}
-	return nil
+	return append([]nodeColumn{answered}, cols...)
 }
 
 // NodeColumns names a node's columns: its built-in ones, then the user's
@@ -191,7 +204,7 @@ func prefixed(node, name string) string {
 // run.json), by their name without the node.
 func NodeColumnDocs() map[string]string {
 	out := map[string]string{}
-	for _, cs := range [][]nodeColumn{replicaColumns, semiSyncColumns, galeraColumns, groupColumns} {
+	for _, cs := range [][]nodeColumn{{answered}, replicaColumns, semiSyncColumns, galeraColumns, groupColumns} {
 		for _, c := range cs {
 			out[c.name] = c.doc
 		}

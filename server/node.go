@@ -6,6 +6,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -52,30 +53,32 @@ func (s *Sandbox) signal(sig syscall.Signal) error {
 	return syscall.Kill(pid, sig)
 }
 
-// env is the server's environment: a node running as another user gets
-// its own TMPDIR (state-transfer scripts write there); nil means
-// benchmatrix's own.
+// env is the server's environment: a node whose directory has another
+// owner gets its own TMPDIR (state-transfer scripts write there); nil
+// means benchmatrix's own.
 func (s *Sandbox) env() []string {
-	if s.cfg.User == "" {
+	if s.cfg.DirOwner == "" {
 		return nil
 	}
 	return append(os.Environ(), "TMPDIR="+s.tmpdir())
 }
 
-// ownDirs gives the sandbox's directory to cfg.User, when the server runs
-// as another user than benchmatrix (a Galera node: its rsync state
-// transfer drops root's privileges and must still reach the datadir).
+// ownDirs gives the sandbox's directory to cfg.DirOwner when benchmatrix
+// runs as root: a Galera node's rsync state transfer runs its daemon as
+// nobody, which must reach the datadir. The server itself stays root: a
+// server that changes its user (--user=mysql) loses its parent-death
+// signal and would outlive a killed benchmatrix.
 func (s *Sandbox) ownDirs() error {
-	if s.cfg.User == "" || os.Geteuid() != 0 {
+	if s.cfg.DirOwner == "" || os.Geteuid() != 0 {
 		return nil
 	}
-	u, err := user.Lookup(s.cfg.User)
+	u, err := user.Lookup(s.cfg.DirOwner)
 	if err != nil {
-		return fmt.Errorf("sandbox user %q: %w", s.cfg.User, err)
+		return fmt.Errorf("sandbox directory owner %q: %w", s.cfg.DirOwner, err)
 	}
 	for d := filepath.Dir(s.dir); ; d = filepath.Dir(d) {
 		if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("the server runs as %s, which cannot enter %s (mode %v): give TMPDIR or [server] tmpdir a directory others may enter", s.cfg.User, d, st.Mode().Perm())
+			return fmt.Errorf("the sandbox's files must be reachable by %s, which cannot enter %s (mode %v): give TMPDIR or [server] tmpdir a directory others may enter", s.cfg.DirOwner, d, st.Mode().Perm())
 		}
 		if d == filepath.Dir(d) {
 			break
@@ -91,10 +94,25 @@ func (s *Sandbox) ownDirs() error {
 	})
 }
 
-// userArgs is the --user the server runs as: cfg.User, else the default.
-func (s *Sandbox) userArgs() []string {
-	if s.cfg.User != "" && os.Geteuid() == 0 {
-		return []string{"--user=" + s.cfg.User}
+// killLeftovers kills the processes still working in a stale sandbox
+// directory: a state-transfer daemon (rsync --config=DIR/data/...) that a
+// killed server left running has no parent-death signal of its own.
+func killLeftovers(dir string, report func(string)) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
 	}
-	return userArgs()
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(b), dir+"/") {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil && report != nil {
+			report(fmt.Sprintf("process %d (%s)", pid, strings.SplitN(string(b), "\x00", 2)[0]))
+		}
+	}
 }

@@ -39,9 +39,9 @@ type SandboxConfig struct {
 	// Limits, when any is set, puts the server in a cgroup from its first
 	// start (limits.go); SetLimits writes them.
 	Limits catalog.LimitSet
-	// User, when benchmatrix runs as root, is the user the server runs as
-	// (default root), with its own TMPDIR (node.go).
-	User string
+	// DirOwner, when benchmatrix runs as root, is given the sandbox's
+	// directory, and the server its own TMPDIR (node.go).
+	DirOwner string
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir
@@ -269,7 +269,7 @@ func freePort() (int, error) {
 
 func (s *Sandbox) args(startup []Setting) []string {
 	a := []string{"--no-defaults"}
-	a = append(a, s.userArgs()...) // node.go
+	a = append(a, userArgs()...)
 	a = append(a,
 		"--datadir="+s.datadir(),
 		"--socket="+filepath.Join(s.dir, "mysql.sock"),
@@ -581,6 +581,7 @@ func RemoveStale(tempDir string, report func(dir string)) []string {
 			continue
 		}
 		p := filepath.Join(tempDir, e.Name())
+		killLeftovers(p, report) // node.go
 		if os.RemoveAll(p) == nil {
 			removed = append(removed, p)
 			if report != nil {

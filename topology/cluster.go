@@ -120,9 +120,9 @@ func (c *Cluster) Nodes() []*Node { return c.nodes }
 func (c *Cluster) Topology() experiment.Topology { return c.cfg.Topology }
 
 // startNode starts one more sandbox as node i (from 1).
-func (c *Cluster) startNode(ctx context.Context, n *Node, user string) error {
+func (c *Cluster) startNode(ctx context.Context, n *Node, dirOwner string) error {
 	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Binary: c.cfg.Binary, TempDir: c.cfg.TempDir,
-		Startup: append(c.Startup(), n.opts...), ReadyTimeout: c.cfg.ReadyTimeout, User: user})
+		Startup: append(c.Startup(), n.opts...), ReadyTimeout: c.cfg.ReadyTimeout, DirOwner: dirOwner})
 	if err != nil {
 		return fmt.Errorf("%s (%s): %w", n.Name, n.Role, err)
 	}

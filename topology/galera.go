@@ -18,14 +18,15 @@ import (
 // port is on 127.0.0.1: the MySQL port, group communication
 // (gmcast.listen_addr: without it Galera listens on 0.0.0.0), incremental
 // transfer (ist.recv_addr) and snapshot transfer (sst receive address).
-// Nodes run as the mysql user when benchmatrix is root: rsync's daemon
-// drops to an unprivileged user and must still enter the datadir.
+// When benchmatrix is root, the nodes' directories belong to nobody:
+// rsync's daemon on the joining node drops to nobody and must still write
+// the datadir (the servers stay root, so they die with benchmatrix).
 
 // GaleraProvider is the wsrep provider library (Debian's galera-4).
 var GaleraProvider = "/usr/lib/galera/libgalera_smm.so"
 
-// galeraUser is the user Galera nodes run as under root.
-const galeraUser = "mysql"
+// galeraDirOwner owns the Galera nodes' directories under root.
+const galeraDirOwner = "nobody"
 
 type galeraPorts struct{ gcomm, ist, sst int }
 
@@ -73,7 +74,7 @@ func (c *Cluster) openGalera(ctx context.Context) error {
 			n.opts = append(append([]server.Setting(nil), n.join...), server.Setting{Name: "wsrep_new_cluster", Value: "true"})
 		}
 		fmt.Fprintf(c.cfg.Log, "  starting %s (%s)\n", n.Name, map[bool]string{true: "bootstraps the cluster", false: "joins"}[i == 0])
-		if err := c.startNode(ctx, n, galeraUser); err != nil {
+		if err := c.startNode(ctx, n, galeraDirOwner); err != nil {
 			return err
 		}
 		// Later starts join the running cluster.
