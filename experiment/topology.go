@@ -43,8 +43,8 @@ type Topology struct {
 	// FCLimit is Galera's gcs.fc_limit, set on every node (0: the
 	// provider's default).
 	FCLimit int `json:"fc_limit,omitempty"`
-	// Writers is where the workload's connections go: "one" (the primary,
-	// node 1).
+	// Writers is where the workload's connections go: "one" (node 1, the
+	// default) or "all" (Galera: connection i to node i mod N).
 	Writers string `json:"writers,omitempty"`
 }
 
@@ -161,8 +161,8 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 			}
 			if k == "writers" {
 				top.Writers = p.Value
-				if p.Value != "one" {
-					d.problem(key, "only \"one\" (the workload drives node 1) is implemented; \"all\" is not built yet")
+				if p.Value != "one" && p.Value != "all" {
+					d.problem(key, "\"one\" (every connection to node 1) or \"all\" (connections spread over the Galera nodes), not %q", p.Value)
 				}
 				continue
 			}
@@ -182,6 +182,9 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 	}
 	if top.Kind == TopologyReplicas && top.Replicas == 0 {
 		top.Replicas = 1
+	}
+	if top.Writers == "all" && top.Kind != TopologyGalera {
+		d.problem("topology.writers", "writers = \"all\" is for Galera (every node takes writes); a %s topology writes on its primary only", top.Kind)
 	}
 	m.Topology = top
 }

@@ -82,6 +82,9 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	defer r.useWorkloadFor(c)() // slap.go: a slap cell runs on Slap
 	err := r.ensureServer(ctx, c, res)
 	if err == nil {
+		err = r.healNodes(ctx, res) // topology.go
+	}
+	if err == nil {
 		if lr, ok := r.srv.(server.LogReader); ok {
 			off := lr.LogOffset()
 			defer func() { res.ServerLogLines = lr.LogFrom(off) }()
@@ -198,6 +201,7 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 	res.RandSeed = o.RandSeed
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
+	r.spreadWriters(c, cfg) // topology.go
 	if c.Policy.Prewarm {
 		r.cfg.Progress.Phase("prewarm")
 		fmt.Fprintf(r.log, "    prewarm\n")

@@ -5,11 +5,15 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
@@ -81,6 +85,29 @@ func (r *Runner) applyOnNodes(ctx context.Context, c *experiment.Cell, dyn []ser
 			return fmt.Errorf("fc_limit: %w", err)
 		}
 	}
+	return nil
+}
+
+// healNodes brings every node back before a cell (after a failed cell's
+// events, say); a cluster that cannot be healed is started again.
+func (r *Runner) healNodes(ctx context.Context, res *results.Cell) error {
+	cl := r.cluster()
+	if cl == nil {
+		return nil
+	}
+	healed, err := cl.Heal(ctx)
+	for _, h := range healed {
+		fmt.Fprintf(r.log, "    before the cell: %s\n", h)
+	}
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(r.log, "    the cluster did not heal (%v); starting it again\n", err)
+	r.loaded = ""
+	if err := r.restart(ctx, r.srv.Startup()); err != nil {
+		return fmt.Errorf("the cluster did not come back: %w", err)
+	}
+	res.Restarted = true
 	return nil
 }
 
@@ -370,5 +397,24 @@ func (w *watch) endEvents() {
 			db.Close()
 		}
 		nw.dbs = nil
+	}
+}
+
+// spreadWriters makes a Galera cell with writers = "all" dial its
+// connections over the nodes in turn (connection i to node i mod N): the
+// engine then leaves its own blocking sockets aside and uses this dialer.
+func (r *Runner) spreadWriters(c *experiment.Cell, cfg *mysql.Config) {
+	cl := r.cluster()
+	if cl == nil || c.Topology == nil || c.Topology.Writers != "all" || c.Topology.Kind != experiment.TopologyGalera {
+		return
+	}
+	var addrs []string
+	for _, n := range cl.Nodes() {
+		addrs = append(addrs, n.Endpoint().Addr)
+	}
+	var next atomic.Uint64
+	cfg.DialFunc = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		a := addrs[(next.Add(1)-1)%uint64(len(addrs))]
+		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}
 }

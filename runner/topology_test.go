@@ -11,6 +11,7 @@ import (
 	"benchmatrix/experiment"
 	"benchmatrix/results"
 	"benchmatrix/server"
+	"benchmatrix/topology"
 )
 
 func planFromText(t *testing.T, text string) *experiment.Plan {
@@ -163,5 +164,79 @@ kind = "gauge"
 	c := run.Cells[0]
 	if c.Status != results.CellFailed || !strings.Contains(c.Error, "no_such_table") || !strings.Contains(c.Error, "[[observe.metric]] missing") {
 		t.Fatalf("cell %s: %q", c.Status, c.Error)
+	}
+}
+
+// A Galera cell with writers = "all": inserts arrive on every node (a
+// user metric of each node's own Com_insert, which replicated write-sets
+// do not count), and every node holds the same data after the cell.
+func TestGaleraWritersAllSpreadOverNodes(t *testing.T) {
+	needServer(t)
+	if err := topology.CheckGalera(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	plan := planFromText(t, `
+[experiment]
+name = "galera-writers"
+duration = "3s"
+warmup = "0s"
+drain = false
+
+[topology]
+kind = "galera"
+nodes = 3
+writers = "all"
+
+[server.config]
+innodb_buffer_pool_size = "32M"
+
+[workload]
+name = "oltp_insert"
+tables = 1
+table_size = 100
+threads = 3
+
+[[observe.metric]]
+name = "inserts"
+sql = "SHOW GLOBAL STATUS LIKE 'Com_insert'"
+kind = "rate"
+`)
+	dir := t.TempDir()
+	run, err := Run(context.Background(), plan, Config{OutDir: dir, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Cells[0]
+	if c.Status != results.CellOK {
+		t.Fatalf("cell %s: %s", c.Status, c.Error)
+	}
+	if n := len(c.Topology.Checks); n == 0 || !c.Topology.Checks[n-1].Equal {
+		t.Fatalf("checks %+v", c.Topology.Checks)
+	}
+	rows := readCSV(t, filepath.Join(dir, results.IntervalsFile))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, node := range []string{"node1", "node2", "node3"} {
+		j, ok := col[node+".inserts"]
+		if !ok {
+			t.Fatalf("no %s.inserts in %v", node, rows[0])
+		}
+		sum := 0.0
+		for _, r := range rows[1:] {
+			if v, err := strconv.ParseFloat(r[j], 64); err == nil {
+				sum += v
+			}
+		}
+		if sum <= 0 {
+			t.Errorf("%s took no inserts with writers = \"all\"", node)
+		}
+	}
+	if left := leftBehind(t); len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }

@@ -80,8 +80,27 @@ func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
 			did = append(did, n.Name+" started again")
 		}
 	}
-	if c.cfg.Topology.Kind == experiment.TopologyGalera && len(did) > 0 {
-		return did, c.waitSynced(ctx)
+	if c.cfg.Topology.Kind == experiment.TopologyGalera {
+		// A node paused past the suspect timeout was evicted; it rejoins by
+		// itself once it runs again. One that does not within the wait is
+		// started again; one that still does not fails with its log.
+		deadline := time.Now().Add(rejoinWait)
+		for _, n := range c.nodes {
+			if err := c.waitNodeSynced(ctx, n, deadline); err == nil {
+				continue
+			}
+			if err := n.srv.Halt(time.Minute); err != nil {
+				return did, fmt.Errorf("%s: %w", n.Name, err)
+			}
+			if err := c.startAgain(ctx, n); err != nil {
+				return did, err
+			}
+			did = append(did, n.Name+" restarted (it had not rejoined)")
+		}
 	}
 	return did, nil
 }
+
+// rejoinWait is how long Heal waits for a Galera node to be Synced again
+// before it restarts it.
+var rejoinWait = 30 * time.Second
