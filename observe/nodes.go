@@ -320,6 +320,9 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 		}
 	}
 	smp.ok = err == nil
+	if ctx.Err() != nil {
+		return // stopped while reading: not the node's silence
+	}
 	s.mu.Lock()
 	s.samples[i] = append(s.samples[i], smp)
 	s.mu.Unlock()

@@ -101,6 +101,8 @@ func TestReplicasReplicateAndVerify(t *testing.T) {
 	if !ck.Equal || ck.Nodes[1].Tables[0].Rows != 3 {
 		t.Fatalf("replica differs: %+v", ck)
 	}
+	// A restart (a restart-only variable changed) keeps replicating.
+	restartAndWrite(t, c, p)
 	// A write on the replica alone makes the check fail: it can.
 	r := nodeDB(t, c.Nodes()[1])
 	mustExec(t, r, "SET SESSION sql_log_bin=0", "INSERT INTO sbtest.t VALUES (4,4)")
@@ -108,7 +110,7 @@ func TestReplicasReplicateAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ck.Equal || len(ck.Differences) != 1 || !strings.Contains(ck.Differences[0], "node2 t: 4 rows") {
+	if ck.Equal || len(ck.Differences) != 1 || !strings.Contains(ck.Differences[0], "node2 t: 5 rows") {
 		t.Fatalf("a diverged replica was not found: %+v", ck)
 	}
 	var semi string
@@ -130,8 +132,33 @@ func TestGaleraFormsAndReplicates(t *testing.T) {
 	if !ck.Equal || len(ck.Nodes) != 3 || ck.Nodes[2].Tables[0].Rows != 3 {
 		t.Fatalf("nodes differ: %+v", ck)
 	}
+	// Restarted (node 1 bootstraps again), it forms and replicates again.
+	restartAndWrite(t, c, p)
 	var size string
 	if err := nodeDB(t, c.Nodes()[2]).QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='WSREP_CLUSTER_SIZE'").Scan(&size); err != nil || size != "3" {
 		t.Fatalf("cluster size %q (%v)", size, err)
+	}
+}
+
+// restartAndWrite restarts the cluster with another startup option, writes
+// a row on node 1 and checks that every node has it.
+func restartAndWrite(t *testing.T, c *Cluster, p *sql.DB) {
+	t.Helper()
+	ctx := context.Background()
+	startup := append(c.Startup(), server.Setting{Name: "max_connections", Value: "77"})
+	if err := c.Restart(ctx, startup); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, p, "INSERT INTO sbtest.t VALUES (100, 100)")
+	ck, err := c.Verify(ctx, "sbtest", []string{"t"}, "after a restart", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ck.Equal || ck.Nodes[len(ck.Nodes)-1].Tables[0].Rows != 4 {
+		t.Fatalf("after a restart: %+v", ck)
+	}
+	var mc string
+	if err := nodeDB(t, c.Nodes()[len(c.Nodes())-1]).QueryRow("SELECT @@max_connections").Scan(&mc); err != nil || mc != "77" {
+		t.Fatalf("last node's max_connections %q (%v): the restart did not reach it", mc, err)
 	}
 }
