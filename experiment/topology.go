@@ -418,3 +418,40 @@ func (m *Manifest) cellTopology(params []Param) *Topology {
 	}
 	return &t
 }
+
+// validateCellTopology checks the events and metrics against every cell's
+// own topology (scenarios and axes may vary it).
+func (d *decoder) validateCellTopology(m *Manifest, plan *Plan) {
+	if len(m.Events) == 0 && len(m.Metrics) == 0 {
+		return
+	}
+	reported := map[string]bool{}
+	seen := map[string]bool{} // one cell per topology: the checks depend on nothing else
+	for _, c := range plan.Cells {
+		if seen[c.Topology.Key()] {
+			continue
+		}
+		seen[c.Topology.Key()] = true
+		n := c.Topology.NodeCount()
+		report := func(key, format string, args ...any) {
+			msg := fmt.Sprintf(format, args...)
+			if !reported[key+msg] {
+				reported[key+msg] = true
+				d.problem(key, "%s", msg)
+			}
+		}
+		for i, ev := range m.Events {
+			switch {
+			case !c.Topology.IsCluster():
+				report("events", "events[%d]: cell %s runs on one server; node events need a topology", i+1, c.Name)
+			case ev.Node > n:
+				report("events.node", "events[%d]: node %d, but cell %s has %d nodes", i+1, ev.Node, c.Name, n)
+			}
+		}
+		for _, cm := range m.Metrics {
+			if cm.Node > n {
+				report("observe.metric.node", "%s: node %d, but cell %s has %d node(s)", cm.Name, cm.Node, c.Name, n)
+			}
+		}
+	}
+}

@@ -92,6 +92,8 @@ func TestTopologyProblems(t *testing.T) {
 		{"metric without sql", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\n", []string{"observe.metric.sql", "missing"}},
 		{"bad topology axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nreplicas = [1, 0]\n", []string{"line 4: axes.replicas", "1 to 8 replicas"}},
 		{"external", "[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"topology: a topology on the external provider needs one DSN per node"}},
+		{"event beyond a scenario's nodes", "[workload]\nname = \"oltp_insert\"\n[scenarios]\nr1 = { topology = \"replicas\", replicas = 1 }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but cell r1 has 2 nodes"}},
+		{"event on a single-server scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\none = { topology = \"single\" }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"cell one runs on one server"}},
 		{"docker", "[server]\nprovider = \"docker\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 4: topology.kind", "\"topologies\" capability, which provider docker lacks"}},
 	}
 	for _, c := range cases {

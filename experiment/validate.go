@@ -159,6 +159,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 	}
 	d.validateExpect(m, plan)
 	d.validateCellLimits(m, plan)
+	d.validateCellTopology(m, plan) // topology.go
 	seen := map[string]bool{}
 	reported := map[string]bool{}
 	for _, c := range plan.Cells {
