@@ -39,7 +39,7 @@ var groupColumns = []nodeColumn{
 // groupStats reads the local member's numeric statistics as
 // gr.<column in lower case>.
 func groupStats(ctx context.Context, db *sql.DB) (map[string]float64, error) {
-	row, err := queryRow(ctx, db, groupStatsQuery)
+	row, err := QueryRow(ctx, db, groupStatsQuery)
 	if err != nil {
 		return nil, err
 	}

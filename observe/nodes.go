@@ -297,7 +297,7 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 				ppos = ""
 			}
 		}
-		smp.slave, err = queryRow(qctx, n.DB, "SHOW SLAVE STATUS")
+		smp.slave, err = QueryRow(qctx, n.DB, "SHOW SLAVE STATUS")
 		var rpos string
 		if err == nil && ppos != "" && n.DB.QueryRowContext(qctx, "SELECT @@global.gtid_slave_pos").Scan(&rpos) == nil {
 			smp.lag = GTIDLag(ppos, rpos)
@@ -471,8 +471,9 @@ func statusNumber(v string) (float64, bool) {
 	return f, err == nil
 }
 
-// queryRow maps a single-row result's columns to their text.
-func queryRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
+// QueryRow maps a single-row result's columns to their text (SHOW SLAVE
+// STATUS); no row gives an empty map.
+func QueryRow(ctx context.Context, db *sql.DB, q string) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"benchmatrix/observe"
 	"benchmatrix/server"
 )
 
@@ -111,7 +112,7 @@ func ReplicaStatus(ctx context.Context, n *Node) (map[string]string, error) {
 		return nil, err
 	}
 	defer db.Close()
-	return showRow(ctx, db, "SHOW SLAVE STATUS")
+	return observe.QueryRow(ctx, db, "SHOW SLAVE STATUS")
 }
 
 func splitAddr(addr string) (string, int, error) {
