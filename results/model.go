@@ -77,6 +77,10 @@ type Run struct {
 	Time        *TimeSplit        `json:"time,omitempty"`
 	Variables   map[string]string `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
 	Fingerprint *Fingerprint      `json:"fingerprint,omitempty"`
+
+	// UserMetrics are the intervals.csv columns of [[observe.metric]]
+	// (topology.go): plotted under the built-in panels.
+	UserMetrics []string `json:"user_metrics,omitempty"`
 }
 
 // Cell is the outcome of one cell run.

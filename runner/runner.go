@@ -176,6 +176,7 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 
 func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	run := r.newRecord()
+	run.UserMetrics = userMetricColumns(r.plan) // topology.go
 	done, err := r.resumed(run)
 	if err != nil {
 		return nil, err

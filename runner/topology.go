@@ -418,3 +418,27 @@ func (r *Runner) spreadWriters(c *experiment.Cell, cfg *mysql.Config) {
 		return (&net.Dialer{}).DialContext(ctx, network, a)
 	}
 }
+
+// userMetricColumns are the intervals.csv columns of the user's metrics
+// (bare on a single server, node-prefixed on a topology), for the plots.
+func userMetricColumns(p *experiment.Plan) []string {
+	metrics := nodeMetrics(p.Manifest)
+	if len(metrics) == 0 {
+		return nil
+	}
+	user := map[string]bool{}
+	for _, m := range metrics {
+		user[m.Name] = true
+	}
+	var out []string
+	for _, col := range topologyColumns(p) {
+		name := col
+		if i := strings.LastIndex(col, "."); i >= 0 {
+			name = col[i+1:]
+		}
+		if user[name] {
+			out = append(out, col)
+		}
+	}
+	return out
+}
