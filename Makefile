@@ -17,9 +17,9 @@ deps:
 
 # deps-test: the server plus the yardsticks: sysbench for the engine,
 # mariadb-slap (mariadb-client) for benchmatrix slap, perf (linux-perf) for
-# the profiles.
+# the profiles, galera-4 for the Galera topology tests.
 deps-test:
-	@scripts/ensure-deps.sh server sysbench slap perf
+	@scripts/ensure-deps.sh server sysbench slap perf galera
 
 # The local MariaDB image for the docker provider (no registry needed): a
 # debootstrap root file system with Debian's mariadb-server, docker-imported.

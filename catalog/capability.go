@@ -42,6 +42,10 @@ const (
 	// Profiles: the server's process can be recorded with perf from this
 	// host (on-CPU and off-CPU flame graphs per cell): it needs PID.
 	Profiles Capability = "profiles"
+	// Topologies: the provider's servers can be the nodes of a topology
+	// (a primary with replicas, a Galera cluster), each stopped, killed,
+	// paused, resumed and started again in place (server/node.go).
+	Topologies Capability = "topologies"
 )
 
 // Set is a set of capabilities.

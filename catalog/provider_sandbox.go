@@ -9,7 +9,7 @@ var sandboxProvider = Descriptor{
 	Name: Sandbox,
 	Doc:  "a private server started from the mariadbd/mysqld on PATH",
 	Keys: []string{"binary", "tmpdir"},
-	Caps: Caps(Liveness, PID, Logs, Snapshots, Restarts, Limits, Profiles),
+	Caps: Caps(Liveness, PID, Logs, Snapshots, Restarts, Limits, Profiles, Topologies),
 	Owns: sandboxOwns,
 }
 

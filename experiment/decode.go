@@ -127,6 +127,9 @@ var sections = map[string]bool{"experiment": true, "server": true, "workload": t
 
 func (d *decoder) decode(raw map[string]any, m *Manifest) {
 	for _, k := range d.keys("", raw) {
+		if d.topologySection(k, raw[k], m) { // topology.go
+			continue
+		}
 		if !sections[k] {
 			d.problem(k, "unknown section or key (known: [experiment], [server], [server.config], [workload], [scenarios], [axes], [inject], [machines])")
 			continue

@@ -65,6 +65,11 @@ type Manifest struct {
 	Axes      []Axis     `json:"axes"`
 	// Machines are the manifest's own [machines.NAME] presets (limits.go).
 	Machines map[string]catalog.LimitSet `json:"machines,omitempty"`
+	// Topology, Metrics and Events: [topology], [[observe.metric]] and
+	// [[events]] (topology.go).
+	Topology *Topology      `json:"topology,omitempty"`
+	Metrics  []CustomMetric `json:"metrics,omitempty"`
+	Events   []Event        `json:"events,omitempty"`
 
 	// lines maps dotted keys to the line that defines them, and set holds
 	// the keys the file sets: for problems found after decoding.

@@ -38,6 +38,8 @@ type Cell struct {
 	// its Machine preset, [server.config] and its own keys.
 	Limits  catalog.LimitSet `json:"limits,omitzero"`
 	Machine string           `json:"machine,omitempty"`
+	// Topology is the servers the cell runs on (topology.go); nil for one.
+	Topology *Topology `json:"topology,omitempty"`
 	// Change is what the runner does before this cell, given the previous.
 	Change Change `json:"change"`
 }
@@ -136,6 +138,7 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 			c.Policy = m.Policy
 			c.Image = m.Server.Image
 			c.Limits, c.Machine = m.cellLimits(c.Params)
+			c.Topology = m.cellTopology(c.Params) // topology.go
 			for _, prm := range c.Params {
 				switch {
 				case prm.Name == "prewarm":
@@ -150,6 +153,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					// resource limits, in c.Limits
 				case IsProfileKey(prm.Name):
 					c.setProfileParam(prm) // profile.go
+				case IsTopologyKey(prm.Name):
+					// in c.Topology (topology.go)
 				case !IsWorkloadKey(prm.Name):
 					c.Server = append(c.Server, prm)
 				}
@@ -368,10 +373,13 @@ func (p *Plan) computeChanges() {
 	for i := range p.Cells {
 		c := &p.Cells[i]
 		var ch Change
-		if prev == nil || c.Image != prev.Image {
+		if prev == nil || c.Image != prev.Image || c.Topology.Key() != prev.Topology.Key() { // topology.go
 			ch.Start, ch.Reload, ch.Reason = true, true, "first load"
 			if prev != nil {
 				ch.Reason = "new server (image " + c.Image + ")"
+				if c.Topology.Key() != prev.Topology.Key() {
+					ch.Reason = "new topology (" + c.Topology.Key() + ")" // topology.go
+				}
 			}
 		} else {
 			if c.Policy.Cold {

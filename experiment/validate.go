@@ -54,6 +54,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			d.checkLimitParam(m, prov, key, p) // limits.go
 		case IsProfileKey(p.Name):
 			// validateProfile (profile.go)
+		case IsTopologyKey(p.Name):
+			d.checkTopologyParam(m, prov, key, p) // topology.go
 		case RunnerKeys[p.Name]:
 			if b, err := oltp.ParseBool(p.Value); err != nil {
 				d.problem(key, "%v", err)
@@ -129,6 +131,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 	}
 	d.validateLimits(m, prov)
 	d.validateProfile(m, prov) // profile.go
+	d.validateTopology(m, prov) // topology.go
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
 	}
@@ -159,6 +162,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 	}
 	d.validateExpect(m, plan)
 	d.validateCellLimits(m, plan)
+	d.validateCellTopology(m, plan) // topology.go
 	seen := map[string]bool{}
 	reported := map[string]bool{}
 	for _, c := range plan.Cells {

@@ -507,6 +507,33 @@ var symptomColumns = map[string]bool{"handler_commits_s": true, "com_commit_s": 
 // The commit columns are left out (they are the symptom). Rises come first
 // (candidate causes), strongest first, then falls (mostly consequences).
 func MovedAtOnsets(rows []Row, episodes []Episode) []string {
+	names := make([]string, len(columns))
+	for j, col := range columns {
+		if !symptomColumns[col.Name] {
+			names[j] = col.Name
+		}
+	}
+	moves := MovedAtOnsetsIn(names, rows, episodes)
+	if len(moves) == 0 {
+		return nil
+	}
+	out := make([]string, len(moves))
+	for i, m := range moves {
+		out[i] = m.Text
+	}
+	return out
+}
+
+// Move is one metric that moved at the stall onsets, with its strength
+// (rises score above every fall).
+type Move struct {
+	Text  string
+	Score float64
+}
+
+// MovedAtOnsetsIn is MovedAtOnsets over any columns: names[j] names
+// rows' column j ("" leaves it out), strongest first.
+func MovedAtOnsetsIn(names []string, rows []Row, episodes []Episode) []Move {
 	if len(rows) == 0 || len(episodes) == 0 {
 		return nil
 	}
@@ -516,13 +543,9 @@ func MovedAtOnsets(rows []Row, episodes []Episode) []string {
 			inEpisode[i] = true
 		}
 	}
-	type move struct {
-		text  string
-		score float64
-	}
-	var moves []move
-	for j, col := range columns {
-		if symptomColumns[col.Name] {
+	var moves []Move
+	for j, name := range names {
+		if name == "" {
 			continue
 		}
 		var normal, onset []float64
@@ -543,7 +566,7 @@ func MovedAtOnsets(rows []Row, episodes []Episode) []string {
 		base, at := median(normal), median(onset)
 		switch {
 		case base == 0 && at >= 1:
-			moves = append(moves, move{fmt.Sprintf("%s ↑ (0 → %s)", col.Name, num(at)), math.Inf(1)})
+			moves = append(moves, Move{fmt.Sprintf("%s ↑ (0 → %s)", name, num(at)), math.Inf(1)})
 		case base > 0 && (at >= 2*base || at <= base/2):
 			ratio := at / base
 			r := strconv.FormatFloat(ratio, 'f', 1, 64)
@@ -558,15 +581,11 @@ func MovedAtOnsets(rows []Row, episodes []Episode) []string {
 			if ratio < 1 {
 				score = -math.Log(math.Max(ratio, 1e-9)) - 1e6
 			}
-			moves = append(moves, move{fmt.Sprintf("%s ×%s (%s → %s)", col.Name, r, num(base), num(at)), score})
+			moves = append(moves, Move{fmt.Sprintf("%s ×%s (%s → %s)", name, r, num(base), num(at)), score})
 		}
 	}
-	sort.SliceStable(moves, func(a, b int) bool { return moves[a].score > moves[b].score })
-	out := make([]string, len(moves))
-	for i, m := range moves {
-		out[i] = m.text
-	}
-	return out
+	sort.SliceStable(moves, func(a, b int) bool { return moves[a].Score > moves[b].Score })
+	return moves
 }
 
 // num prints a metric value briefly: 372, 12.5, 0.031.

@@ -80,6 +80,10 @@ type Run struct {
 	Time        *TimeSplit        `json:"time,omitempty"`
 	Variables   map[string]string `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
 	Fingerprint *Fingerprint      `json:"fingerprint,omitempty"`
+
+	// UserMetrics are the intervals.csv columns of [[observe.metric]]
+	// (topology.go): plotted under the built-in panels.
+	UserMetrics []string `json:"user_metrics,omitempty"`
 }
 
 // Cell is the outcome of one cell run.
@@ -158,6 +162,9 @@ type Cell struct {
 	// (wait_quiet), QuietReached whether it got one.
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
 	QuietReached     bool    `json:"quiet_reached,omitempty"`
+
+	// Topology: the nodes, data checks and node events (topology.go).
+	Topology *TopologyResult `json:"topology,omitempty"`
 
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with

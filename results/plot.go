@@ -483,6 +483,10 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			panels = append(panels, p)
 		}
 	}
+	ups := userPanels(r) // topology.go
+	for _, u := range ups {
+		panels = append(panels, u.p)
+	}
 	maxT, maxTPS, warmEnd := 0.0, 0.0, 0.0
 	minLat, maxLat := math.Inf(1), 0.0
 	for _, cr := range runs {
@@ -532,6 +536,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			p.Add(b)
 		}
 	}
+	for _, cr := range runs {
+		addEventMarks(panels, cr.cell) // topology.go
+	}
 	for _, p := range panels {
 		gr := plotter.NewGrid()
 		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
@@ -570,6 +577,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 				}
 				return math.NaN()
 			}})
+		}
+		for _, u := range ups { // topology.go
+			pvs = append(pvs, panelValue{u.p, u.value})
 		}
 		for _, panel := range pvs {
 			warm, run := segments(cr.points, panel.value)
@@ -681,6 +691,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	if len(panels) > 2 {
 		caption += " Below: fsyncs per second (InnoDB's, the redo log's where counted apart, the binary log's) and the datadir device's await."
 	}
+	caption += userPanelsCaption(ups) // topology.go
 	rows := make([][]*plot.Plot, len(panels))
 	for i, p := range panels {
 		rows[i] = []*plot.Plot{p}

@@ -323,6 +323,7 @@ func writeExplain(w io.Writer, r *Run) {
 			}
 			fmt.Fprintln(w)
 		}
+		writeTopology(w, c) // topology.go
 		if ct := c.Contention; ct != nil && ct.Contended {
 			fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
 		}

@@ -82,11 +82,17 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	defer r.useWorkloadFor(c)() // slap.go: a slap cell runs on Slap
 	err := r.ensureServer(ctx, c, res)
 	if err == nil {
+		err = r.healNodes(ctx, res) // topology.go
+	}
+	if err == nil {
 		if lr, ok := r.srv.(server.LogReader); ok {
 			off := lr.LogOffset()
 			defer func() { res.ServerLogLines = lr.LogFrom(off) }()
 		}
 		err = r.prepareCell(ctx, c, res)
+	}
+	if err == nil && res.Data == "loaded" {
+		err = r.verifyNodes(ctx, c, res, "after loading") // topology.go
 	}
 	if err == nil {
 		var unpin func()
@@ -96,6 +102,9 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	}
 	if err == nil {
 		err = r.measure(ctx, c, res)
+	}
+	if err == nil {
+		err = r.verifyNodes(ctx, c, res, "after the cell") // topology.go
 	}
 	switch {
 	case err == nil:
@@ -130,7 +139,7 @@ func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
 // server, on which the data is loaded again), and brings back one that
 // died since the last cell.
 func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
-	if r.srv == nil || c.Image != r.image {
+	if r.srv == nil || c.Image != r.image || r.topologyChanged(c) { // topology.go
 		r.stopServer()
 		if err := r.startServer(ctx, *c); err != nil {
 			return err
@@ -192,6 +201,7 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 	res.RandSeed = o.RandSeed
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
+	r.spreadWriters(c, cfg) // topology.go
 	if c.Policy.Prewarm {
 		r.cfg.Progress.Phase("prewarm")
 		fmt.Fprintf(r.log, "    prewarm\n")
@@ -224,6 +234,9 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 		defer cancel()
 		watch.stop(sctx)
 	}()
+	if err := watch.failed(); err != nil { // topology.go
+		return err
+	}
 	if c.Policy.WarmupAuto {
 		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap)
 		if err := ctx.Err(); err != nil {
@@ -331,6 +344,9 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	}
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
+	}
+	if err := r.applyOnNodes(ctx, c, dyn); err != nil { // topology.go
+		return err
 	}
 	all := make([]server.Setting, 0, len(c.Server))
 	for _, p := range c.Server {

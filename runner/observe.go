@@ -29,6 +29,7 @@ type watch struct {
 	injDone chan error
 
 	closeSampler func() error
+	nodes        *nodeWatch // topology.go
 
 	tablesBefore observe.TableStat
 	haveBefore   bool
@@ -40,6 +41,7 @@ type watch struct {
 // noted and left empty.
 func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *results.Cell) *watch {
 	w := &watch{r: r, c: c, res: res}
+	w.startNodes(ctx) // topology.go
 	if !c.Policy.Observe && r.m.Inject == nil {
 		return w
 	}
@@ -111,6 +113,7 @@ func (w *watch) idTables() observe.Tables {
 // the measured intervals: metrics per interval, stalls, growth, waits.
 func (w *watch) stop(ctx context.Context) {
 	res := w.res
+	w.endEvents() // topology.go
 	if w.injStop != nil {
 		w.injStop()
 		if err := <-w.injDone; err != nil {
@@ -135,6 +138,7 @@ func (w *watch) stop(ctx context.Context) {
 			res.Metrics[i] = row.Values
 		}
 	}
+	rows = w.stopNodes(rows) // topology.go
 	if !w.c.Policy.Observe {
 		return
 	}
@@ -161,6 +165,7 @@ func (w *watch) stop(ctx context.Context) {
 		res.Stalls = &rep
 		if len(runRows) == len(tps) {
 			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
+			w.nodeEvidence(runRows, rep.Episodes) // topology.go
 		}
 		if w.inj != nil {
 			// Onsets on the cell's clock: the start of the episode's first

@@ -44,6 +44,8 @@ type StartSpec struct {
 	Startup []server.Setting
 	Image   string           // Docker image, for provider docker
 	Limits  catalog.LimitSet // the first cell's resource limits (limits.go)
+	// Topology, when a cluster, starts one (topology.go).
+	Topology *experiment.Topology
 }
 
 // StartFunc starts (or connects to) a server.
@@ -65,6 +67,9 @@ var _ Sink = (*results.Writer)(nil)
 // Opener starts servers with the manifest's provider (server.Open).
 func Opener(spec experiment.ServerSpec) StartFunc {
 	return func(ctx context.Context, s StartSpec) (server.Server, error) {
+		if s.Topology.IsCluster() {
+			return openTopology(ctx, spec, s) // topology.go
+		}
 		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
 			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits})
 	}
@@ -118,6 +123,7 @@ type Runner struct {
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
 	lim        runnerLimits // resource limits in force (limits.go)
+	topo       string       // the running topology's Key (topology.go)
 }
 
 // DefaultGrace is how long a cell may run past its measured window before
@@ -170,6 +176,7 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 
 func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	run := r.newRecord()
+	run.UserMetrics = userMetricColumns(r.plan) // topology.go
 	done, err := r.resumed(run)
 	if err != nil {
 		return nil, err
@@ -396,7 +403,7 @@ func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []
 func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	fmt.Fprintf(r.log, "starting %s server%s\n", r.m.Server.Provider, map[bool]string{true: " " + c.Image, false: ""}[c.Image != ""])
 	began := time.Now()
-	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits})
+	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits, Topology: c.Topology}) // topology.go
 	r.serverTime += time.Since(began)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -407,6 +414,7 @@ func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 		return fmt.Errorf("start server: %w", err)
 	}
 	r.srv, r.image, r.loaded, r.loadedOpts, r.fresh = srv, c.Image, "", nil, true
+	r.topo = c.Topology.Key() // topology.go
 	info := srv.Info()
 	r.flavor = info.Flavor
 	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
@@ -601,7 +609,7 @@ func axisNames(m *experiment.Manifest) []string {
 func metricColumns(p *experiment.Plan) []string {
 	for _, c := range p.Cells {
 		if c.Policy.Observe {
-			return observe.Columns()
+			return append(observe.Columns(), topologyColumns(p)...) // topology.go
 		}
 	}
 	return nil

@@ -58,6 +58,9 @@ func Implements(srv Server, c catalog.Capability) bool {
 	case catalog.Limits:
 		_, ok := srv.(Limiter)
 		return ok
+	case catalog.Topologies:
+		_, ok := srv.(Node) // node.go
+		return ok
 	}
 	// Restarts and Images are behaviours of Server's own methods.
 	return true
@@ -71,6 +74,7 @@ var (
 		LogReader
 		Snapshotter
 		Limiter
+		Node
 	} = (*Sandbox)(nil)
 	_ interface {
 		Server

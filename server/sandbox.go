@@ -39,6 +39,9 @@ type SandboxConfig struct {
 	// Limits, when any is set, puts the server in a cgroup from its first
 	// start (limits.go); SetLimits writes them.
 	Limits catalog.LimitSet
+	// DirOwner, when benchmatrix runs as root, is given the sandbox's
+	// directory, and the server its own TMPDIR (node.go).
+	DirOwner string
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir
@@ -157,6 +160,9 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 		}
 	}()
 	if err := sb.datadirFromGolden(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.ownDirs(); err != nil { // node.go
 		return nil, err
 	}
 	if !cfg.Limits.Server().IsZero() {
@@ -322,6 +328,7 @@ func (s *Sandbox) launchOnce(ctx context.Context, startup []Setting) error {
 	var stderr bytes.Buffer
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
+	cmd.Env = s.env() // node.go
 	done := make(chan struct{})
 	started := make(chan error, 1)
 	go func() {
@@ -574,6 +581,7 @@ func RemoveStale(tempDir string, report func(dir string)) []string {
 			continue
 		}
 		p := filepath.Join(tempDir, e.Name())
+		killLeftovers(p, report) // node.go
 		if os.RemoveAll(p) == nil {
 			removed = append(removed, p)
 			if report != nil {

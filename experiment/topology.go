@@ -1,0 +1,457 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"benchmatrix/catalog"
+	"benchmatrix/oltp"
+)
+
+// Topologies: [topology] says what servers a cell runs on (one, a primary
+// with replicas, a Galera cluster); [[observe.metric]] adds the user's own
+// per-second metrics; [[events]] are node faults at set times of a cell.
+//
+//	[topology]
+//	kind = "galera"        # single (default) | replicas | galera
+//	nodes = 3              # galera
+//	replicas = 2           # replicas: a primary and this many GTID replicas
+//	semi_sync = true       # replicas: semi-synchronous
+//	fc_limit = 16          # galera: gcs.fc_limit on every node
+//
+// kind (as "topology"), nodes, replicas, semi_sync and fc_limit can vary as
+// scenario or axis keys too.
+
+// Topology kinds.
+const (
+	TopologySingle   = "single"
+	TopologyReplicas = "replicas"
+	TopologyGalera   = "galera"
+)
+
+// MaxNodes bounds a topology: the servers all run on this machine.
+const MaxNodes = 9
+
+// Topology is the servers one cell runs on.
+type Topology struct {
+	Kind     string `json:"kind"`
+	Replicas int    `json:"replicas,omitempty"`
+	SemiSync bool   `json:"semi_sync,omitempty"`
+	Nodes    int    `json:"nodes,omitempty"`
+	// FCLimit is Galera's gcs.fc_limit, set on every node (0: the
+	// provider's default).
+	FCLimit int `json:"fc_limit,omitempty"`
+	// Writers is where the workload's connections go: "one" (node 1, the
+	// default) or "all" (Galera: connection i to node i mod N).
+	Writers string `json:"writers,omitempty"`
+}
+
+// NodeCount is how many servers the topology has.
+func (t *Topology) NodeCount() int {
+	switch {
+	case t == nil:
+		return 1
+	case t.Kind == TopologyReplicas:
+		return 1 + t.Replicas
+	case t.Kind == TopologyGalera:
+		return t.Nodes
+	}
+	return 1
+}
+
+// IsCluster reports whether the topology has more than one server.
+func (t *Topology) IsCluster() bool { return t != nil && t.Kind != TopologySingle && t.Kind != "" }
+
+// Key names what a running cluster must be rebuilt for: the kind, the
+// node count and the replication mode (fc_limit is set live).
+func (t *Topology) Key() string {
+	if !t.IsCluster() {
+		return TopologySingle
+	}
+	return fmt.Sprintf("%s/%d/semi=%v", t.Kind, t.NodeCount(), t.SemiSync)
+}
+
+// MetricKinds: a rate is a counter turned into a per-second change; a gauge
+// is shown as read.
+const (
+	MetricRate  = "rate"
+	MetricGauge = "gauge"
+)
+
+// CustomMetric is one [[observe.metric]]: SQL read every second.
+type CustomMetric struct {
+	Name string `json:"name"`
+	// SQL returns one row with one numeric column, or name/value rows
+	// (SHOW STATUS LIKE ...: the values are summed).
+	SQL  string `json:"sql"`
+	Kind string `json:"kind"`
+	// Node, when set, reads it on that node only (1 is the primary);
+	// otherwise on every node.
+	Node int `json:"node,omitempty"`
+}
+
+// Node fault actions.
+const (
+	ActionStop       = "stop"
+	ActionKill       = "kill"
+	ActionPause      = "pause"
+	ActionResume     = "resume"
+	ActionStart      = "start"
+	ActionDisconnect = "disconnect"
+	ActionReconnect  = "reconnect"
+)
+
+var sandboxActions = []string{ActionStop, ActionKill, ActionPause, ActionResume, ActionStart}
+
+// Event is one [[events]] entry: at a time of the cell (from the start of
+// its warm-up, the clock of intervals.csv's t), an action on a node.
+type Event struct {
+	At     time.Duration `json:"at"`
+	Node   int           `json:"node"`
+	Action string        `json:"action"`
+}
+
+// topologyKeys are the keys that can vary as scenario or axis keys.
+var topologyKeys = map[string]bool{"topology": true, "nodes": true, "replicas": true, "semi_sync": true, "fc_limit": true}
+
+// IsTopologyKey reports whether a parameter belongs to the topology.
+func IsTopologyKey(name string) bool { return topologyKeys[name] }
+
+// topologySection decodes [topology], [observe] and [[events]]; false for
+// any other section.
+func (d *decoder) topologySection(k string, v any, m *Manifest) bool {
+	switch k {
+	case "topology":
+		t, ok := v.(map[string]any)
+		if !ok {
+			d.problem(k, "must be a table ([topology]), not a %s", typeName(v))
+			return true
+		}
+		d.topology(t, m)
+	case "observe":
+		t, ok := v.(map[string]any)
+		if !ok {
+			d.problem(k, "must be a table ([[observe.metric]] entries), not a %s", typeName(v))
+			return true
+		}
+		d.observeSection(t, m)
+	case "events":
+		d.events(v, m)
+	default:
+		return false
+	}
+	return true
+}
+
+func (d *decoder) topology(t map[string]any, m *Manifest) {
+	top := &Topology{Kind: TopologySingle}
+	for _, k := range d.keys("topology", t) {
+		key := "topology." + k
+		p, ok := d.scalar(key, k, t[k])
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind", "writers":
+			if _, isStr := t[k].(string); !isStr {
+				d.problem(key, "want a string")
+				continue
+			}
+			if k == "writers" {
+				top.Writers = p.Value
+				if p.Value != "one" && p.Value != "all" {
+					d.problem(key, "\"one\" (every connection to node 1) or \"all\" (connections spread over the Galera nodes), not %q", p.Value)
+				}
+				continue
+			}
+			if err := setTopology(top, "topology", p.Value); err != nil {
+				d.problem(key, "%v", err)
+			}
+		case "nodes", "replicas", "semi_sync", "fc_limit":
+			if err := setTopology(top, k, p.Value); err != nil {
+				d.problem(key, "%v", err)
+			}
+		default:
+			d.problem(key, "unknown key (known: kind, nodes, replicas, semi_sync, fc_limit, writers)")
+		}
+	}
+	if top.Kind == TopologyGalera && top.Nodes == 0 {
+		top.Nodes = 3
+	}
+	if top.Kind == TopologyReplicas && top.Replicas == 0 {
+		top.Replicas = 1
+	}
+	if top.Writers == "all" && top.Kind != TopologyGalera {
+		d.problem("topology.writers", "writers = \"all\" is for Galera (every node takes writes); a %s topology writes on its primary only", top.Kind)
+	}
+	m.Topology = top
+}
+
+// setTopology sets one topology key from its text.
+func setTopology(t *Topology, name, value string) error {
+	switch name {
+	case "topology":
+		switch value {
+		case TopologySingle, TopologyReplicas, TopologyGalera:
+			t.Kind = value
+		default:
+			return fmt.Errorf("unknown topology kind %q (known: single, replicas, galera)", value)
+		}
+	case "nodes", "replicas", "fc_limit":
+		n, err := strconv.Atoi(value)
+		if err != nil {
+			return fmt.Errorf("want a whole number, got %q", value)
+		}
+		switch name {
+		case "nodes":
+			if n < 2 || n > MaxNodes {
+				return fmt.Errorf("a Galera cluster here has 2 to %d nodes, got %d", MaxNodes, n)
+			}
+			t.Nodes = n
+		case "replicas":
+			if n < 1 || n > MaxNodes-1 {
+				return fmt.Errorf("1 to %d replicas, got %d", MaxNodes-1, n)
+			}
+			t.Replicas = n
+		case "fc_limit":
+			if n < 1 {
+				return fmt.Errorf("gcs.fc_limit must be at least 1, got %d", n)
+			}
+			t.FCLimit = n
+		}
+	case "semi_sync":
+		b, err := oltp.ParseBool(value)
+		if err != nil {
+			return err
+		}
+		t.SemiSync = b
+	default:
+		return fmt.Errorf("%q is not a topology key", name)
+	}
+	return nil
+}
+
+func (d *decoder) observeSection(t map[string]any, m *Manifest) {
+	for _, k := range d.keys("observe", t) {
+		if k != "metric" {
+			d.problem("observe."+k, "unknown key (known: [[observe.metric]])")
+			continue
+		}
+		arr, ok := t[k].([]map[string]any)
+		if !ok {
+			d.problem("observe.metric", "write each metric as an [[observe.metric]] table with name, sql and kind")
+			continue
+		}
+		for i, mt := range arr {
+			key := fmt.Sprintf("observe.metric[%d]", i+1)
+			cm := CustomMetric{Kind: MetricGauge}
+			for _, f := range sortedKeys(mt) {
+				fk := "observe.metric." + f
+				switch f {
+				case "name", "sql", "kind":
+					s, ok := d.str(fk, mt[f])
+					if !ok {
+						continue
+					}
+					switch f {
+					case "name":
+						cm.Name = s
+					case "sql":
+						cm.SQL = strings.TrimSpace(s)
+					case "kind":
+						cm.Kind = s
+					}
+				case "node":
+					n, ok := mt[f].(int64)
+					if !ok || n < 1 || n > MaxNodes {
+						d.problem(fk, "a node number from 1 (the primary) to %d", MaxNodes)
+						continue
+					}
+					cm.Node = int(n)
+				default:
+					d.problem(fk, "unknown key (known: name, sql, kind, node)")
+				}
+			}
+			if !varNameRE.MatchString(cm.Name) {
+				d.problem("observe.metric.name", "%s: a metric name of lower-case letters, digits and '_' (got %q)", key, cm.Name)
+			}
+			if cm.SQL == "" {
+				d.problem("observe.metric.sql", "%s %s: missing: the query that reads it", key, cm.Name)
+			}
+			if cm.Kind != MetricRate && cm.Kind != MetricGauge {
+				d.problem("observe.metric.kind", "%s %s: %q is not \"rate\" or \"gauge\"", key, cm.Name, cm.Kind)
+			}
+			for _, o := range m.Metrics {
+				if o.Name == cm.Name {
+					d.problem("observe.metric.name", "%q appears twice", cm.Name)
+				}
+			}
+			m.Metrics = append(m.Metrics, cm)
+		}
+	}
+}
+
+func (d *decoder) events(v any, m *Manifest) {
+	arr, ok := v.([]map[string]any)
+	if !ok {
+		d.problem("events", "write each event as an [[events]] table with at, node and action")
+		return
+	}
+	for i, et := range arr {
+		key := fmt.Sprintf("events[%d]", i+1)
+		var ev Event
+		for _, f := range sortedKeys(et) {
+			fk := "events." + f
+			switch f {
+			case "at":
+				dur, err := ParseDuration(et[f])
+				if err != nil || dur <= 0 {
+					d.problem(fk, "%s: a time after the cell's start such as \"20s\" (%v)", key, err)
+					continue
+				}
+				ev.At = dur
+			case "node":
+				n, ok := et[f].(int64)
+				if !ok || n < 1 || n > MaxNodes {
+					d.problem(fk, "%s: a node number from 1 (the primary) to %d", key, MaxNodes)
+					continue
+				}
+				ev.Node = int(n)
+			case "action":
+				ev.Action, _ = d.str(fk, et[f])
+			default:
+				d.problem(fk, "%s: unknown key (known: at, node, action)", key)
+			}
+		}
+		switch ev.Action {
+		case ActionStop, ActionKill, ActionPause, ActionResume, ActionStart:
+		case ActionDisconnect, ActionReconnect:
+			d.problem("events.action", "%s: %q needs a Docker topology (one container per node on a private network), which is not built yet; the sandbox has %s",
+				key, ev.Action, strings.Join(sandboxActions, ", "))
+		default:
+			d.problem("events.action", "%s: unknown action %q (known: %s, disconnect, reconnect)", key, ev.Action, strings.Join(sandboxActions, ", "))
+		}
+		if ev.At == 0 && !d.isSet("events.at") {
+			d.problem("events.at", "%s: missing: when, e.g. at = \"20s\"", key)
+		}
+		if ev.Node == 0 {
+			d.problem("events.node", "%s: missing: which node (1 is the primary)", key)
+		}
+		m.Events = append(m.Events, ev)
+	}
+}
+
+// checkTopologyParam validates a topology key given in a scenario or axis.
+func (d *decoder) checkTopologyParam(m *Manifest, prov catalog.Descriptor, key string, p Param) {
+	var t Topology
+	if err := setTopology(&t, p.Name, p.Value); err != nil {
+		d.problem(key, "%v", err)
+		return
+	}
+	if p.Name != "topology" || p.Value != TopologySingle {
+		d.needs(prov, catalog.Topologies, key, "a topology ("+p.Name+" = "+p.Value+")")
+	}
+}
+
+// validateTopology checks [topology], the metrics and the events against
+// the provider and each other.
+func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
+	if m.Topology.IsCluster() {
+		if prov.Name == catalog.External {
+			d.problem("topology", "a topology on the external provider needs one DSN per node (a dsns list), which is not built yet; use provider = \"sandbox\"")
+		} else {
+			d.needs(prov, catalog.Topologies, "topology.kind", "[topology] kind = \""+m.Topology.Kind+"\"")
+		}
+	}
+	varies := false
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			varies = varies || IsTopologyKey(p.Name)
+		}
+	}
+	for _, ax := range m.Axes {
+		varies = varies || IsTopologyKey(ax.Name)
+	}
+	if len(m.Events) > 0 && !m.Topology.IsCluster() && !varies {
+		d.problem("events", "node events need a [topology] (kind = \"replicas\" or \"galera\")")
+	}
+	if m.Topology != nil && m.Topology.IsCluster() && !varies {
+		n := m.Topology.NodeCount()
+		if n < 2 {
+			d.problem("topology", "kind = %q needs %s", m.Topology.Kind, map[bool]string{true: "replicas = N", false: "nodes = N"}[m.Topology.Kind == TopologyReplicas])
+		}
+		for i, ev := range m.Events {
+			if ev.Node > n {
+				d.problem("events.node", "events[%d]: node %d, but the topology has %d", i+1, ev.Node, n)
+			}
+		}
+		for _, cm := range m.Metrics {
+			if cm.Node > n {
+				d.problem("observe.metric.node", "%s: node %d, but the topology has %d", cm.Name, cm.Node, n)
+			}
+		}
+	}
+}
+
+// cellTopology is a cell's topology: [topology], then its own keys; nil
+// when the cell runs on one server.
+func (m *Manifest) cellTopology(params []Param) *Topology {
+	t := Topology{Kind: TopologySingle}
+	if m.Topology != nil {
+		t = *m.Topology
+	}
+	for _, p := range params {
+		if IsTopologyKey(p.Name) {
+			_ = setTopology(&t, p.Name, p.Value) // validated before expansion
+		}
+	}
+	if t.Kind == TopologyGalera && t.Nodes == 0 {
+		t.Nodes = 3
+	}
+	if t.Kind == TopologyReplicas && t.Replicas == 0 {
+		t.Replicas = 1
+	}
+	if !t.IsCluster() {
+		return nil
+	}
+	return &t
+}
+
+// validateCellTopology checks the events and metrics against every cell's
+// own topology (scenarios and axes may vary it).
+func (d *decoder) validateCellTopology(m *Manifest, plan *Plan) {
+	if len(m.Events) == 0 && len(m.Metrics) == 0 {
+		return
+	}
+	reported := map[string]bool{}
+	seen := map[string]bool{} // one cell per topology: the checks depend on nothing else
+	for _, c := range plan.Cells {
+		if seen[c.Topology.Key()] {
+			continue
+		}
+		seen[c.Topology.Key()] = true
+		n := c.Topology.NodeCount()
+		report := func(key, format string, args ...any) {
+			msg := fmt.Sprintf(format, args...)
+			if !reported[key+msg] {
+				reported[key+msg] = true
+				d.problem(key, "%s", msg)
+			}
+		}
+		for i, ev := range m.Events {
+			switch {
+			case !c.Topology.IsCluster():
+				report("events", "events[%d]: cell %s runs on one server; node events need a topology", i+1, c.Name)
+			case ev.Node > n:
+				report("events.node", "events[%d]: node %d, but cell %s has %d nodes", i+1, ev.Node, c.Name, n)
+			}
+		}
+		for _, cm := range m.Metrics {
+			if cm.Node > n {
+				report("observe.metric.node", "%s: node %d, but cell %s has %d node(s)", cm.Name, cm.Node, c.Name, n)
+			}
+		}
+	}
+}

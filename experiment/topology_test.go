@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"benchmatrix/exitcode"
+)
+
+func TestTopologyKeysExpand(t *testing.T) {
+	t.Parallel()
+	p, err := resolve("m.toml", `
+[topology]
+kind = "galera"
+fc_limit = 16
+[workload]
+name = "oltp_write_only"
+[axes]
+fc_limit = [16, 256]
+[[observe.metric]]
+name = "recv_queue"
+sql = "SHOW GLOBAL STATUS LIKE 'wsrep_local_recv_queue'"
+node = 2
+[[events]]
+at = "10s"
+node = 2
+action = "pause"
+[[events]]
+at = "14s"
+node = 2
+action = "resume"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Cells) != 2 {
+		t.Fatalf("%d cells", len(p.Cells))
+	}
+	for i, want := range []int{16, 256} {
+		c := p.Cells[i]
+		if c.Topology == nil || c.Topology.Kind != TopologyGalera || c.Topology.Nodes != 3 || c.Topology.FCLimit != want {
+			t.Fatalf("cell %s topology %+v, want galera, 3 nodes, fc_limit %d", c.Name, c.Topology, want)
+		}
+		if len(c.Server) != 0 {
+			t.Fatalf("fc_limit became a server variable: %v", c.Server)
+		}
+		if c.Topology.Key() != p.Cells[0].Topology.Key() {
+			t.Fatal("fc_limit must not rebuild the cluster")
+		}
+	}
+	m := p.Manifest
+	if len(m.Metrics) != 1 || m.Metrics[0].Kind != MetricGauge || m.Metrics[0].Node != 2 {
+		t.Fatalf("metrics %+v", m.Metrics)
+	}
+	if len(m.Events) != 2 || m.Events[0].Action != ActionPause || m.Events[1].At.Seconds() != 14 {
+		t.Fatalf("events %+v", m.Events)
+	}
+}
+
+func TestTopologyAxisRebuilds(t *testing.T) {
+	t.Parallel()
+	p, err := resolve("m.toml", "[topology]\nkind = \"replicas\"\nreplicas = 2\n[workload]\nname = \"oltp_insert\"\n[axes]\nsemi_sync = [false, true]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cells[0].Topology.Key() == p.Cells[1].Topology.Key() || p.Cells[1].Topology.NodeCount() != 3 {
+		t.Fatalf("semi_sync must be another cluster: %+v %+v", p.Cells[0].Topology, p.Cells[1].Topology)
+	}
+	single, err := resolve("m.toml", "[workload]\nname = \"oltp_insert\"\n")
+	if err != nil || single.Cells[0].Topology != nil {
+		t.Fatalf("a manifest without [topology] runs on one server: %+v %v", single.Cells[0].Topology, err)
+	}
+}
+
+func TestTopologyProblems(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, src string
+		want      []string
+	}{
+		{"unknown kind", "[topology]\nkind = \"ring\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 2: topology.kind", "unknown topology kind \"ring\""}},
+		{"one galera node", "[topology]\nkind = \"galera\"\nnodes = 1\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.nodes", "2 to 9 nodes"}},
+		{"unknown key", "[topology]\nkind = \"galera\"\nnodez = 3\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.nodez: unknown key"}},
+		{"writers all on replicas", "[topology]\nkind = \"replicas\"\nwriters = \"all\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.writers", "is for Galera"}},
+		{"writers some", "[topology]\nkind = \"galera\"\nwriters = \"some\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.writers", "not \"some\""}},
+		{"events without a topology", "[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"events: node events need a [topology]"}},
+		{"event on a missing node", "[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but the topology has 2"}},
+		{"disconnect on sandboxes", "[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"disconnect\"\n", []string{"line 8: events.action", "needs a Docker topology"}},
+		{"unknown action", "[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"reboot\"\n", []string{"unknown action \"reboot\""}},
+		{"metric kind", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\nsql = \"SELECT 1\"\nkind = \"counter\"\n", []string{"line 6: observe.metric.kind", "\"counter\" is not \"rate\" or \"gauge\""}},
+		{"metric without sql", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\n", []string{"observe.metric.sql", "missing"}},
+		{"bad topology axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nreplicas = [1, 0]\n", []string{"line 4: axes.replicas", "1 to 8 replicas"}},
+		{"external", "[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"topology: a topology on the external provider needs one DSN per node"}},
+		{"event beyond a scenario's nodes", "[workload]\nname = \"oltp_insert\"\n[scenarios]\nr1 = { topology = \"replicas\", replicas = 1 }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but cell r1 has 2 nodes"}},
+		{"event on a single-server scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\none = { topology = \"single\" }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"cell one runs on one server"}},
+		{"docker", "[server]\nprovider = \"docker\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 4: topology.kind", "\"topologies\" capability, which provider docker lacks"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := resolve("m.toml", c.src)
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("got %v, want *Error", err)
+			}
+			if exitcode.Of(err) != exitcode.Usage {
+				t.Errorf("exit code %d, want %d", exitcode.Of(err), exitcode.Usage)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%s", w, err)
+				}
+			}
+		})
+	}
+}

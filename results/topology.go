@@ -1,0 +1,151 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// TopologyResult is what a cell on a topology (a primary with replicas, a
+// Galera cluster) records beside its figures: its nodes, the data checks
+// on every node and the node events that happened.
+type TopologyResult struct {
+	Kind  string   `json:"kind"`
+	Nodes []string `json:"nodes"` // "node1=127.0.0.1:PORT (primary)", ...
+	// Checks compare every node's data with node 1's (row counts and
+	// CHECKSUM TABLE): after loading and after the cell.
+	Checks []DataCheck `json:"checks,omitempty"`
+	Events []NodeEvent `json:"events,omitempty"`
+	Healed []string    `json:"healed,omitempty"`
+}
+
+// DataCheck is one comparison of the nodes' data.
+type DataCheck struct {
+	When        string   `json:"when"`
+	Equal       bool     `json:"equal"`
+	Summary     string   `json:"summary"`
+	Differences []string `json:"differences,omitempty"`
+}
+
+// NodeEvent is one [[events]] entry as it happened: when (seconds on the
+// cell's clock, intervals.csv's t), on which node, and its error if it
+// failed.
+type NodeEvent struct {
+	At     float64 `json:"at"`
+	Node   int     `json:"node"`
+	Action string  `json:"action"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// eventMarks draws a cell's node events as vertical lines labelled with
+// the node and action ("node2 pause"), over the whole panel.
+type eventMarks struct {
+	events []NodeEvent
+	color  color.Color
+}
+
+func (e *eventMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	line := draw.LineStyle{Color: e.color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+	sty := textStyle(vg.Points(7), e.color)
+	for _, ev := range e.events {
+		x := trX(ev.At)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
+		label := fmt.Sprintf("node%d %s", ev.Node, ev.Action)
+		if ev.Error != "" {
+			label += " (failed)"
+		}
+		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(9)}, label)
+	}
+}
+
+// addEventMarks marks a cell's node events on every panel.
+func addEventMarks(panels []*plot.Plot, c Cell) {
+	if c.Topology == nil || len(c.Topology.Events) == 0 {
+		return
+	}
+	m := &eventMarks{events: c.Topology.Events, color: color.RGBA{R: 0x80, G: 0x20, B: 0x20, A: 0xff}}
+	for _, p := range panels {
+		p.Add(m)
+	}
+}
+
+// writeTopology adds a topology cell's nodes, events and data checks to
+// summary.md's "What happened in each cell".
+func writeTopology(w io.Writer, c Cell) {
+	t := c.Topology
+	if t == nil {
+		return
+	}
+	if len(t.Events) > 0 {
+		var evs []string
+		for _, ev := range t.Events {
+			s := fmt.Sprintf("t=%.1fs node%d %s", ev.At, ev.Node, ev.Action)
+			if ev.Error != "" {
+				s += " FAILED: " + ev.Error
+			}
+			evs = append(evs, s)
+		}
+		fmt.Fprintf(w, "- node events: %s", strings.Join(evs, ", "))
+		if len(t.Healed) > 0 {
+			fmt.Fprintf(w, "; after the cell: %s", strings.Join(t.Healed, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	for _, ck := range t.Checks {
+		fmt.Fprintf(w, "- %s\n", ck.Summary)
+	}
+}
+
+// maxUserPanels bounds the user-metric panels of plots/series.png.
+const maxUserPanels = 6
+
+// userPanel is one [[observe.metric]] column drawn under the built-in
+// panels of plots/series.png.
+type userPanel struct {
+	p   *plot.Plot
+	col string
+}
+
+func (u userPanel) value(p IntervalPoint) float64 {
+	if v, ok := p.Metrics[u.col]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// userPanels makes a panel per user metric column (Run.UserMetrics),
+// at most maxUserPanels.
+func userPanels(r *Run) []userPanel {
+	var out []userPanel
+	for _, col := range r.UserMetrics {
+		if len(out) == maxUserPanels {
+			break
+		}
+		p := plot.New()
+		p.Y.Label.Text = col
+		out = append(out, userPanel{p: p, col: col})
+	}
+	return out
+}
+
+// userPanelsCaption names the user panels in the figure's caption.
+func userPanelsCaption(ups []userPanel) string {
+	if len(ups) == 0 {
+		return ""
+	}
+	cols := make([]string, len(ups))
+	for i, u := range ups {
+		cols[i] = u.col
+	}
+	return " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
+}

@@ -1,0 +1,269 @@
+// Package topology runs a cell on several servers: a primary with GTID
+// replicas (asynchronous or semi-synchronous) or a Galera cluster. Each
+// node is a server of the manifest's provider (a sandbox: its own
+// directory, loopback ports, killed with benchmatrix); the Cluster is a
+// server.Server whose endpoint is the primary (node 1), so the runner
+// drives it like one server and asks it for its nodes beside.
+package topology
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/experiment"
+	"benchmatrix/server"
+)
+
+// Config says how to start a cluster.
+type Config struct {
+	Topology experiment.Topology
+	// Binary and TempDir are the sandbox's ([server] binary, tmpdir).
+	Binary  string
+	TempDir string
+	// Startup are the options every node starts with ([server.config]
+	// and the cell's restart-only variables).
+	Startup []server.Setting
+	// Log hears what the cluster does (nodes starting, joining).
+	Log io.Writer
+	// ReadyTimeout bounds each node's start and the cluster's forming.
+	ReadyTimeout time.Duration
+}
+
+// Role is what a node is in its topology.
+type Role string
+
+// The roles.
+const (
+	Primary Role = "primary"
+	Replica Role = "replica"
+	Member  Role = "galera"
+)
+
+// Node is one server of the cluster.
+type Node struct {
+	Name string // node1, node2, ...
+	Role Role
+	srv  *server.Sandbox
+	// opts are the node's own startup options (server_id, wsrep
+	// addresses); join are those it starts again with after a fault.
+	opts, join []server.Setting
+	galera     galeraPorts
+	paused     bool // by a pause event, until resumed
+}
+
+// Server is the node's server.
+func (n *Node) Server() server.Server { return n.srv }
+
+// Endpoint is a client configuration for the node.
+func (n *Node) Endpoint() *mysql.Config { return n.srv.Endpoint() }
+
+// Cluster is a running topology; it implements server.Server on node 1.
+type Cluster struct {
+	cfg   Config
+	nodes []*Node
+	name  string // the Galera cluster's name
+
+	mu      sync.Mutex
+	startup []server.Setting
+}
+
+var _ interface {
+	server.Server
+	server.Liveness
+	server.ProcessOwner
+} = (*Cluster)(nil)
+
+// Open starts every node of the topology and connects them: replication
+// from the primary, or one Galera cluster. Everything started is stopped
+// again when it fails.
+func Open(ctx context.Context, cfg Config) (_ *Cluster, err error) {
+	if cfg.ReadyTimeout == 0 {
+		cfg.ReadyTimeout = 2 * time.Minute
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	c := &Cluster{cfg: cfg, startup: append([]server.Setting(nil), cfg.Startup...)}
+	defer func() {
+		if err != nil {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			_ = c.Stop(sctx)
+		}
+	}()
+	switch cfg.Topology.Kind {
+	case experiment.TopologyReplicas:
+		err = c.openReplicas(ctx)
+	case experiment.TopologyGalera:
+		err = c.openGalera(ctx)
+	default:
+		err = fmt.Errorf("topology kind %q has no cluster", cfg.Topology.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Nodes lists the nodes, node 1 (the primary) first.
+func (c *Cluster) Nodes() []*Node { return c.nodes }
+
+// Topology is what the cluster was started as.
+func (c *Cluster) Topology() experiment.Topology { return c.cfg.Topology }
+
+// startNode starts one more sandbox as node i (from 1).
+func (c *Cluster) startNode(ctx context.Context, n *Node, dirOwner string) error {
+	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Binary: c.cfg.Binary, TempDir: c.cfg.TempDir,
+		Startup: append(c.Startup(), n.opts...), ReadyTimeout: c.cfg.ReadyTimeout, DirOwner: dirOwner})
+	if err != nil {
+		return fmt.Errorf("%s (%s): %w", n.Name, n.Role, err)
+	}
+	n.srv = sb
+	return nil
+}
+
+// Info implements server.Server: node 1's, naming the topology.
+func (c *Cluster) Info() server.Info {
+	info := c.nodes[0].srv.Info()
+	addrs := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		addrs[i] = n.Name + "=" + n.srv.Info().Address
+	}
+	info.Address = strings.Join(addrs, " ")
+	return info
+}
+
+// Endpoint implements server.Server: the primary.
+func (c *Cluster) Endpoint() *mysql.Config { return c.nodes[0].srv.Endpoint() }
+
+// Startup implements server.Server: the options common to every node.
+func (c *Cluster) Startup() []server.Setting {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]server.Setting(nil), c.startup...)
+}
+
+// LogTail implements server.Server: each node's last lines, labelled.
+func (c *Cluster) LogTail(n int) string {
+	var b strings.Builder
+	for _, nd := range c.nodes {
+		if nd.srv == nil {
+			continue
+		}
+		if t := nd.srv.LogTail(n); t != "" {
+			fmt.Fprintf(&b, "--- %s (%s) ---\n%s\n", nd.Name, nd.Role, t)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Alive implements server.Liveness: every node runs.
+func (c *Cluster) Alive() bool {
+	for _, n := range c.nodes {
+		if n.srv == nil || !n.srv.Alive() {
+			return false
+		}
+	}
+	return len(c.nodes) > 0
+}
+
+// PID implements server.ProcessOwner: the primary's.
+func (c *Cluster) PID() int { return c.nodes[0].srv.PID() }
+
+// Restart implements server.Server: every node with the new options, in
+// the order the topology needs (Galera: the last node stopped bootstraps).
+func (c *Cluster) Restart(ctx context.Context, startup []server.Setting) error {
+	c.mu.Lock()
+	c.startup = append([]server.Setting(nil), startup...)
+	c.mu.Unlock()
+	for i := len(c.nodes) - 1; i >= 0; i-- {
+		if err := c.nodes[i].srv.Halt(2 * time.Minute); err != nil {
+			return fmt.Errorf("%s: %w", c.nodes[i].Name, err)
+		}
+	}
+	switch c.cfg.Topology.Kind {
+	case experiment.TopologyGalera:
+		return c.restartGalera(ctx)
+	default:
+		return c.restartReplicas(ctx)
+	}
+}
+
+// Stop implements server.Server: every node, replicas first.
+func (c *Cluster) Stop(ctx context.Context) error {
+	var errs []error
+	for i := len(c.nodes) - 1; i >= 0; i-- {
+		n := c.nodes[i]
+		if n.srv == nil {
+			continue
+		}
+		_ = n.srv.Resume() // a paused node cannot act on SIGTERM
+		if err := n.srv.Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", n.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// open connects to a node for the cluster's own statements.
+func open(n *Node) (*sql.DB, error) {
+	cfg := n.Endpoint()
+	cfg.Timeout = 5 * time.Second
+	cfg.ReadTimeout = 2 * time.Minute
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(2)
+	return db, nil
+}
+
+// exec runs statements on a node, naming the node in an error.
+func exec(ctx context.Context, n *Node, stmts ...string) error {
+	db, err := open(n)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range stmts {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %s: %w", n.Name, firstWords(s), err)
+		}
+	}
+	return nil
+}
+
+// firstWords shortens a statement for an error message.
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 4 {
+		f = f[:4]
+	}
+	return strings.Join(f, " ")
+}
+
+// Apply sets the cell's dynamic variables on every node but the first
+// (the runner sets them on node 1 and reads them back there).
+func (c *Cluster) Apply(ctx context.Context, settings []server.Setting) error {
+	for _, n := range c.nodes[1:] {
+		db, err := open(n)
+		if err != nil {
+			return err
+		}
+		_, err = server.ApplyGlobals(ctx, db, settings)
+		db.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	return nil
+}

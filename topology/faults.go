@@ -1,0 +1,106 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"benchmatrix/experiment"
+)
+
+// Do carries out one node event: stop (a clean shutdown), kill (SIGKILL),
+// pause (SIGSTOP), resume (SIGCONT) or start (the node again, on its
+// datadir and ports; a Galera node rejoins and must be Synced again).
+func (c *Cluster) Do(ctx context.Context, ev experiment.Event) error {
+	if ev.Node < 1 || ev.Node > len(c.nodes) {
+		return fmt.Errorf("node %d: the topology has %d nodes", ev.Node, len(c.nodes))
+	}
+	n := c.nodes[ev.Node-1]
+	switch ev.Action {
+	case experiment.ActionStop:
+		n.paused = false
+		return n.srv.Halt(time.Minute)
+	case experiment.ActionKill:
+		n.paused = false
+		n.srv.Crash()
+		return nil
+	case experiment.ActionPause:
+		if err := n.srv.Pause(); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		n.paused = true
+		return nil
+	case experiment.ActionResume:
+		n.paused = false
+		return n.srv.Resume()
+	case experiment.ActionStart:
+		return c.startAgain(ctx, n)
+	}
+	return fmt.Errorf("action %q is not available on sandbox nodes", ev.Action)
+}
+
+// startAgain starts a stopped or killed node; a running one is left alone.
+func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
+	if n.srv.Alive() {
+		if n.paused {
+			n.paused = false
+			return n.srv.Resume()
+		}
+		return nil
+	}
+	if err := n.srv.Restart(ctx, append(c.Startup(), n.join...)); err != nil {
+		return fmt.Errorf("%s did not come back: %w", n.Name, err)
+	}
+	if c.cfg.Topology.Kind == experiment.TopologyGalera {
+		return c.waitNodeSynced(ctx, n, time.Now().Add(c.cfg.ReadyTimeout))
+	}
+	if n.Role == Replica {
+		return c.waitReplicasRunning(ctx)
+	}
+	return nil
+}
+
+// Heal brings every node back to running after a cell's events: paused
+// nodes resumed, stopped or killed ones started again. It names what it
+// did; a node that does not come back is an error with its log tail.
+func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
+	var did []string
+	for _, n := range c.nodes {
+		switch {
+		case n.paused:
+			n.paused = false
+			if err := n.srv.Resume(); err != nil {
+				return did, fmt.Errorf("%s: resume: %w", n.Name, err)
+			}
+			did = append(did, n.Name+" resumed")
+		case !n.srv.Alive():
+			if err := c.startAgain(ctx, n); err != nil {
+				return did, err
+			}
+			did = append(did, n.Name+" started again")
+		}
+	}
+	if c.cfg.Topology.Kind == experiment.TopologyGalera {
+		// A node paused past the suspect timeout was evicted; it rejoins by
+		// itself once it runs again. One that does not within the wait is
+		// started again; one that still does not fails with its log.
+		deadline := time.Now().Add(rejoinWait)
+		for _, n := range c.nodes {
+			if err := c.waitNodeSynced(ctx, n, deadline); err == nil {
+				continue
+			}
+			if err := n.srv.Halt(time.Minute); err != nil {
+				return did, fmt.Errorf("%s: %w", n.Name, err)
+			}
+			if err := c.startAgain(ctx, n); err != nil {
+				return did, err
+			}
+			did = append(did, n.Name+" restarted (it had not rejoined)")
+		}
+	}
+	return did, nil
+}
+
+// rejoinWait is how long Heal waits for a Galera node to be Synced again
+// before it restarts it.
+var rejoinWait = 30 * time.Second

@@ -1,0 +1,210 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"benchmatrix/server"
+)
+
+// A Galera cluster on loopback: node 1 bootstraps (--wsrep-new-cluster),
+// the others join it and receive its data by rsync state transfer. Every
+// port is on 127.0.0.1: the MySQL port, group communication
+// (gmcast.listen_addr: without it Galera listens on 0.0.0.0), incremental
+// transfer (ist.recv_addr) and snapshot transfer (sst receive address).
+// When benchmatrix is root, the nodes' directories belong to nobody:
+// rsync's daemon on the joining node drops to nobody and must still write
+// the datadir (the servers stay root, so they die with benchmatrix).
+
+// GaleraProvider is the wsrep provider library (Debian's galera-4).
+var GaleraProvider = "/usr/lib/galera/libgalera_smm.so"
+
+// galeraDirOwner owns the Galera nodes' directories under root.
+const galeraDirOwner = "nobody"
+
+type galeraPorts struct{ gcomm, ist, sst int }
+
+// freePort picks a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// CheckGalera says what is missing to run Galera here.
+func CheckGalera() error {
+	if _, err := os.Stat(GaleraProvider); err != nil {
+		return fmt.Errorf("a Galera topology needs the wsrep provider %s (Debian: apt-get install -y galera-4): %w", GaleraProvider, err)
+	}
+	return nil
+}
+
+func (c *Cluster) openGalera(ctx context.Context) error {
+	if err := CheckGalera(); err != nil {
+		return err
+	}
+	t := c.cfg.Topology
+	c.name = "benchmatrix-" + strconv.Itoa(os.Getpid())
+	var addrs []string
+	for i := 1; i <= t.Nodes; i++ {
+		n := &Node{Name: "node" + strconv.Itoa(i), Role: Member}
+		for _, p := range []*int{&n.galera.gcomm, &n.galera.ist, &n.galera.sst} {
+			port, err := freePort()
+			if err != nil {
+				return fmt.Errorf("find a free port: %w", err)
+			}
+			*p = port
+		}
+		addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(n.galera.gcomm))
+		c.nodes = append(c.nodes, n)
+	}
+	for i, n := range c.nodes {
+		n.join = c.galeraOpts(n, i+1, addrs)
+		n.opts = n.join
+		if i == 0 {
+			n.opts = append(append([]server.Setting(nil), n.join...), server.Setting{Name: "wsrep_new_cluster", Value: "true"})
+		}
+		fmt.Fprintf(c.cfg.Log, "  starting %s (%s)\n", n.Name, map[bool]string{true: "bootstraps the cluster", false: "joins"}[i == 0])
+		if err := c.startNode(ctx, n, galeraDirOwner); err != nil {
+			return err
+		}
+		// Later starts join the running cluster.
+		n.opts = n.join
+	}
+	return c.waitSynced(ctx)
+}
+
+func (c *Cluster) galeraOpts(n *Node, id int, addrs []string) []server.Setting {
+	popts := "gmcast.listen_addr=tcp://127.0.0.1:" + strconv.Itoa(n.galera.gcomm) +
+		";ist.recv_addr=127.0.0.1:" + strconv.Itoa(n.galera.ist)
+	if fc := c.cfg.Topology.FCLimit; fc > 0 {
+		popts += ";gcs.fc_limit=" + strconv.Itoa(fc)
+	}
+	return []server.Setting{
+		{Name: "server_id", Value: strconv.Itoa(id)},
+		{Name: "wsrep_on", Value: "ON"},
+		{Name: "wsrep_provider", Value: GaleraProvider},
+		{Name: "wsrep_cluster_name", Value: c.name},
+		{Name: "wsrep_cluster_address", Value: "gcomm://" + strings.Join(addrs, ",")},
+		{Name: "wsrep_node_name", Value: n.Name},
+		{Name: "wsrep_node_address", Value: "127.0.0.1"},
+		{Name: "wsrep_sst_receive_address", Value: "127.0.0.1:" + strconv.Itoa(n.galera.sst)},
+		{Name: "wsrep_sst_method", Value: "rsync"},
+		{Name: "wsrep_provider_options", Value: popts},
+		{Name: "binlog_format", Value: "ROW"},
+		{Name: "innodb_autoinc_lock_mode", Value: "2"},
+	}
+}
+
+// restartGalera bootstraps from node 1 (stopped last, so safe to
+// bootstrap) and lets the others join by incremental transfer.
+func (c *Cluster) restartGalera(ctx context.Context) error {
+	// After a crash of node 1 its state file says it may not bootstrap
+	// (another node might be ahead); every node is stopped here and the
+	// runner reloads the data after a crash, so it may.
+	safeToBootstrap(c.nodes[0].srv.Info().Datadir)
+	for i, n := range c.nodes {
+		opts := n.join
+		if i == 0 {
+			opts = append(append([]server.Setting(nil), n.join...), server.Setting{Name: "wsrep_new_cluster", Value: "true"})
+		}
+		if err := n.srv.Restart(ctx, append(c.Startup(), opts...)); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	return c.waitSynced(ctx)
+}
+
+// waitSynced waits until every node is Synced in a cluster of all nodes.
+func (c *Cluster) waitSynced(ctx context.Context) error {
+	deadline := time.Now().Add(c.cfg.ReadyTimeout)
+	for _, n := range c.nodes {
+		if err := c.waitNodeSynced(ctx, n, deadline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) waitNodeSynced(ctx context.Context, n *Node, deadline time.Time) error {
+	want := strconv.Itoa(len(c.nodes))
+	for {
+		st, err := nodeStatus(ctx, n, "wsrep_local_state_comment", "wsrep_cluster_size", "wsrep_ready")
+		if err == nil && st["wsrep_local_state_comment"] == "Synced" && st["wsrep_cluster_size"] == want {
+			return nil
+		}
+		if !n.srv.Alive() {
+			return fmt.Errorf("%s left the cluster (its process exited)\nlast lines of its error log:\n%s", n.Name, n.srv.LogTail(20))
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("state %q, cluster size %s of %s", st["wsrep_local_state_comment"], st["wsrep_cluster_size"], want)
+			}
+			return fmt.Errorf("%s did not join the cluster within %s: %w\nlast lines of its error log:\n%s", n.Name, c.cfg.ReadyTimeout, err, n.srv.LogTail(20))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// nodeStatus reads some global status values of a node.
+func nodeStatus(ctx context.Context, n *Node, names ...string) (map[string]string, error) {
+	db, err := open(n)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	q := "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(names, "','") + "')"
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(k)] = v
+	}
+	return out, rows.Err()
+}
+
+// SetFCLimit sets gcs.fc_limit on every node (a cell's fc_limit).
+func (c *Cluster) SetFCLimit(ctx context.Context, limit int) error {
+	if c.cfg.Topology.Kind != "galera" || limit <= 0 {
+		return nil
+	}
+	for _, n := range c.nodes {
+		if err := exec(ctx, n, fmt.Sprintf("SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=%d'", limit)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// safeToBootstrap sets safe_to_bootstrap: 1 in a datadir's grastate.dat.
+func safeToBootstrap(datadir string) {
+	p := filepath.Join(datadir, "grastate.dat")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return
+	}
+	s := strings.Replace(string(b), "safe_to_bootstrap: 0", "safe_to_bootstrap: 1", 1)
+	if s != string(b) {
+		_ = os.WriteFile(p, []byte(s), 0o660) // keeps its owner
+	}
+}
