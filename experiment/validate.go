@@ -130,7 +130,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		}
 	}
 	d.validateLimits(m, prov)
-	d.validateProfile(m, prov) // profile.go
+	d.validateProfile(m, prov)  // profile.go
 	d.validateTopology(m, prov) // topology.go
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
