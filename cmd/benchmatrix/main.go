@@ -38,7 +38,7 @@ Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
                  [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
-  benchmatrix plan MANIFEST
+  benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix]]
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
@@ -232,6 +232,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array, one object per cell run")
+	shards := addShardFlags(fs) // shard.go
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
@@ -249,6 +250,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Of(err)
+	}
+	if shards.wanted() {
+		return shards.write(plan, *asJSON, stdout, stderr) // shard.go
 	}
 	write := plan.WriteText
 	if *asJSON {
