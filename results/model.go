@@ -77,6 +77,7 @@ type Run struct {
 	Time        *TimeSplit        `json:"time,omitempty"`
 	Variables   map[string]string `json:"server_variables,omitempty"` // full SHOW GLOBAL VARIABLES at the start
 	Fingerprint *Fingerprint      `json:"fingerprint,omitempty"`
+	Shard       *ShardRecord      `json:"shard,omitempty"` // shard.go: run --shard, merge
 }
 
 // Cell is the outcome of one cell run.
@@ -153,6 +154,10 @@ type Cell struct {
 	// (wait_quiet), QuietReached whether it got one.
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
 	QuietReached     bool    `json:"quiet_reached,omitempty"`
+
+	// Host and Shard say where the cell ran in a merged run (merge.go).
+	Host  string `json:"host,omitempty"`
+	Shard int    `json:"shard,omitempty"`
 
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with

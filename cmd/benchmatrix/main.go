@@ -38,6 +38,8 @@ Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
                  [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
+  benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
+  benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix]]
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
@@ -104,6 +106,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdOLTP(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(args[1:], stdout, stderr) // merge.go
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
@@ -175,6 +179,7 @@ func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet
 	fs.StringVar(&req.Flags.DSN, "dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $"+catalog.PasswordEnv)
 	fs.Var(&observe, "observe", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
 	fs.BoolVar(&req.Force, "force", false, "external server: prepare even if the schema holds tables the workload does not define")
+	addShardRunFlag(fs, req) // merge.go
 	fs.StringVar(&req.Rerun, "rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	return fs, func() { req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b }
 }
