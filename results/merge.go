@@ -23,6 +23,9 @@ type MergeOptions struct {
 	// Partial merges what exists: missing shards and shard runs that did
 	// not finish every cell run are allowed, and the merged run says so.
 	Partial bool
+	// AllowIn names entries the output directory may already hold, which
+	// Merge leaves alone (swarm keeps its shards inside the merged run).
+	AllowIn []string
 }
 
 // MergeError is a set of shard directories that cannot be merged; every
@@ -99,7 +102,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (_ *Run, err error) {
 	if len(problems) > 0 {
 		return nil, &MergeError{Problems: problems}
 	}
-	if err := checkMergeOut(out); err != nil {
+	if err := checkMergeOut(out, opt.AllowIn); err != nil {
 		return nil, err
 	}
 	merged, err := mergeRuns(in)
@@ -120,7 +123,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (_ *Run, err error) {
 			if created {
 				os.RemoveAll(out)
 			} else {
-				clearDir(out)
+				clearDir(out, opt.AllowIn)
 			}
 		}
 	}()
@@ -224,8 +227,9 @@ func orNone(s string) string {
 }
 
 // checkMergeOut refuses an output directory that holds anything.
-func checkMergeOut(out string) error {
+func checkMergeOut(out string, allow []string) error {
 	entries, err := os.ReadDir(out)
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return slices.Contains(allow, e.Name()) || e.Name() == LockFile })
 	if err != nil || len(entries) == 0 {
 		return nil
 	}
@@ -236,9 +240,12 @@ func checkMergeOut(out string) error {
 }
 
 // clearDir empties a directory Merge wrote into but did not create.
-func clearDir(dir string) {
+func clearDir(dir string, keep []string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
+		if slices.Contains(keep, e.Name()) {
+			continue
+		}
 		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }

@@ -40,6 +40,7 @@ Usage:
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
   benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
+  benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix]]
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
@@ -108,6 +109,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdCompare(args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr) // merge.go
+	case "swarm":
+		return cmdSwarm(ctx, args[1:], stdout, stderr) // swarm.go
+	case "swarm-task":
+		return cmdSwarmTask(ctx, args[1:], stderr) // swarm.go
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
