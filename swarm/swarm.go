@@ -137,7 +137,9 @@ func Run(ctx context.Context, cfg Config) (_ *results.Run, err error) {
 	if _, err := d.run(ctx, "image", "inspect", "--format", "{{.Id}}", cfg.Image); err != nil {
 		return nil, &Error{Msg: fmt.Sprintf("image %s is not on this Docker engine (benchmatrix never pulls; build it with make docker-image): %v", cfg.Image, err)}
 	}
-	Sweep(ctx, cfg.Docker, func(what string) { fmt.Fprintf(cfg.Log, "removed %s, left by a benchmatrix process that no longer runs\n", what) })
+	Sweep(ctx, cfg.Docker, func(what string) {
+		fmt.Fprintf(cfg.Log, "removed %s, left by a benchmatrix process that no longer runs\n", what)
+	})
 
 	s := &session{cli: d, cfg: cfg, pid: os.Getpid()}
 	s.host, _ = os.Hostname()
@@ -223,13 +225,13 @@ func checkDir(dir string) error {
 // session is one swarm run's state in Docker.
 type session struct {
 	cli
-	cfg       Config
-	id        string
-	pid       int
-	host      string
-	node      string   // this node's ID
-	networks  []string // network names before the swarm was initialised
-	services  []string
+	cfg      Config
+	id       string
+	pid      int
+	host     string
+	node     string   // this node's ID
+	networks []string // network names before the swarm was initialised
+	services []string
 }
 
 // join makes sure this engine is a swarm manager: an active swarm is used
