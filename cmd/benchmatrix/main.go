@@ -40,6 +40,7 @@ Usage:
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
   benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
+  benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
   benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix]]
   benchmatrix report DIR
@@ -113,6 +114,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdSwarm(ctx, args[1:], stdout, stderr) // swarm.go
 	case "swarm-task":
 		return cmdSwarmTask(ctx, args[1:], stderr) // swarm.go
+	case "k8s":
+		return cmdK8s(ctx, args[1:], stdout, stderr) // k8s.go
+	case "k8s-task":
+		return cmdK8sTask(ctx, args[1:], stdout, stderr) // k8s.go
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
