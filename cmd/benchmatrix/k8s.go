@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"benchmatrix/exitcode"
-	"benchmatrix/version"
 	"benchmatrix/k8s"
 	"benchmatrix/results"
+	"benchmatrix/version"
 )
 
 func cmdK8s(ctx context.Context, args []string, stdout, stderr io.Writer) int {
