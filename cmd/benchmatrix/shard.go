@@ -69,6 +69,9 @@ type matrixEntry struct {
 	// Estimate is the shard's estimated wall time, for timeout-minutes.
 	Estimate string `json:"estimate"`
 	Minutes  int    `json:"estimate_minutes"`
+	// Timeout is a job timeout for timeout-minutes (workflow expressions
+	// cannot multiply): 3 × the estimate + 10 minutes.
+	Timeout int `json:"timeout_minutes"`
 }
 
 func writeGitHubMatrix(w io.Writer, a *shard.Assignment) error {
@@ -79,6 +82,7 @@ func writeGitHubMatrix(w io.Writer, a *shard.Assignment) error {
 		m.Include = append(m.Include, matrixEntry{
 			Shard: shard.Spec{K: s.K, N: a.N}.String(), K: s.K, N: a.N, Runs: len(s.Cells),
 			Estimate: s.Estimate.Round(time.Second).String(), Minutes: int((s.Estimate + time.Minute - 1) / time.Minute),
+			Timeout: int((3*s.Estimate+time.Minute-1)/time.Minute) + 10,
 		})
 	}
 	// One line: $GITHUB_OUTPUT takes key=value lines.

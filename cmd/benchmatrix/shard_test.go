@@ -200,3 +200,55 @@ func TestShardRunMerge(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestPlanShards: plan --shards prints the assignment as text, JSON and a
+// GitHub Actions matrix, the same for the same manifest; impossible splits
+// are exit 2.
+func TestPlanShards(t *testing.T) {
+	m := writeManifest(t, shardManifest)
+	text, code := bm(t, "plan", m, "--shards", "3")
+	if code != 0 || !strings.Contains(text, "12 cell runs over 3 shards") || !strings.Contains(text, "shard 2/3 (--shard 2/3): 4 cell runs, whole rounds 2") {
+		t.Errorf("plan --shards 3: exit %d\n%s", code, text)
+	}
+	var gm struct {
+		Include []struct {
+			Shard   string `json:"shard"`
+			K       int    `json:"k"`
+			Runs    int    `json:"cell_runs"`
+			Timeout int    `json:"timeout_minutes"`
+		} `json:"include"`
+	}
+	out, code := bm(t, "plan", m, "--shards", "3", "--github-matrix")
+	if err := json.Unmarshal([]byte(out), &gm); err != nil || code != 0 || len(gm.Include) != 3 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("--github-matrix: exit %d, %v\n%s", code, err, out)
+	}
+	for i, e := range gm.Include {
+		if e.Shard != itoa(i+1)+"/3" || e.K != i+1 || e.Runs != 4 || e.Timeout < 10 {
+			t.Errorf("matrix entry %d: %+v", i, e)
+		}
+	}
+	var js struct {
+		Shards     int `json:"shards"`
+		Assignment []struct {
+			Cells []struct {
+				Repeat int `json:"repeat"`
+			} `json:"cells"`
+		} `json:"assignment"`
+	}
+	out, _ = bm(t, "plan", m, "--shards", "3", "--json")
+	if err := json.Unmarshal([]byte(out), &js); err != nil || js.Shards != 3 || len(js.Assignment) != 3 || len(js.Assignment[2].Cells) != 4 || js.Assignment[2].Cells[0].Repeat != 3 {
+		t.Errorf("--json: %v\n%s", err, out)
+	}
+	again, _ := bm(t, "plan", m, "--shards", "3", "--json")
+	if again != out {
+		t.Error("two plans of one manifest differ")
+	}
+	for _, args := range [][]string{{"--shards", "13"}, {"--github-matrix"}, {"--shards", "-1"}} {
+		if out, code := bm(t, append([]string{"plan", m}, args...)...); code != 2 {
+			t.Errorf("plan %v: exit %d, want 2\n%s", args, code, out)
+		}
+	}
+	if out, code := bm(t, "run", m, "--shard", "4/3"); code != 2 || !strings.Contains(out, "1 <= K <= N") {
+		t.Errorf("run --shard 4/3: exit %d\n%s", code, out)
+	}
+}
