@@ -42,7 +42,7 @@ Usage:
   benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
   benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
   benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
-  benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix]]
+  benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
@@ -267,7 +267,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitcode.Of(err)
 	}
 	if shards.wanted() {
-		return shards.write(plan, *asJSON, stdout, stderr) // shard.go
+		return shards.write(ctx, m, plan, *asJSON, stdout, stderr) // shard.go
 	}
 	write := plan.WriteText
 	if *asJSON {

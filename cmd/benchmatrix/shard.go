@@ -4,6 +4,7 @@ package main
 // each shard runs, as text, JSON, or the matrix a CI workflow takes.
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/runner"
 	"benchmatrix/shard"
 )
 
@@ -21,23 +23,36 @@ import (
 type shardFlags struct {
 	n            *int
 	githubMatrix *bool
+	ef           *engineFlags // --duration, --warmup, --repeats, --observe as the shards will run
 }
 
 func addShardFlags(fs *flag.FlagSet) shardFlags {
+	ef := &engineFlags{}
+	addEngineFlags(fs, ef)
 	return shardFlags{
+		ef:           ef,
 		n:            fs.Int("shards", 0, "split the plan over N machines (shards) and print which cell runs each one runs"),
 		githubMatrix: fs.Bool("github-matrix", false, "with --shards: print the JSON a GitHub Actions strategy.matrix takes (fromJSON)"),
 	}
 }
 
 // wanted says whether plan was asked for shards.
-func (f shardFlags) wanted() bool { return *f.n != 0 || *f.githubMatrix }
+func (f shardFlags) wanted() bool { return *f.n != 0 || *f.githubMatrix || len(f.ef.args) > 0 }
 
 // writeShards prints the plan's assignment to shards.
-func (f shardFlags) write(p *experiment.Plan, asJSON bool, stdout, stderr io.Writer) int {
+func (f shardFlags) write(ctx context.Context, m *experiment.Manifest, p *experiment.Plan, asJSON bool, stdout, stderr io.Writer) int {
 	if *f.n == 0 {
-		fmt.Fprintln(stderr, "benchmatrix plan: --github-matrix needs --shards N")
+		fmt.Fprintln(stderr, "benchmatrix plan: --github-matrix, --duration, --warmup, --repeats and --observe go with --shards N")
 		return exitcode.Usage
+	}
+	if len(f.ef.args) > 0 {
+		fl := f.ef.flags()
+		fl.Provider = ""
+		var err error
+		if p, err = runner.Resolve(ctx, m, fl); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitcode.Of(err)
+		}
 	}
 	a, err := shard.Assign(p, *f.n)
 	if err != nil {

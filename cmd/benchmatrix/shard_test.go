@@ -243,7 +243,10 @@ func TestPlanShards(t *testing.T) {
 	if again != out {
 		t.Error("two plans of one manifest differ")
 	}
-	for _, args := range [][]string{{"--shards", "13"}, {"--github-matrix"}, {"--shards", "-1"}} {
+	if out, _ := bm(t, "plan", m, "--shards", "2", "--repeats", "4"); !strings.Contains(out, "16 cell runs over 2 shards") || !strings.Contains(out, "whole rounds 1, 3") {
+		t.Errorf("plan --shards 2 --repeats 4:\n%s", out)
+	}
+	for _, args := range [][]string{{"--shards", "13"}, {"--github-matrix"}, {"--shards", "-1"}, {"--repeats", "2"}} {
 		if out, code := bm(t, append([]string{"plan", m}, args...)...); code != 2 {
 			t.Errorf("plan %v: exit %d, want 2\n%s", args, code, out)
 		}
