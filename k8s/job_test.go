@@ -1,7 +1,9 @@
 package k8s
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -193,5 +195,26 @@ func TestStream(t *testing.T) {
 	}
 	if _, err := Collect(strings.NewReader(a.String()[:a.Len()/2])); err == nil || !strings.Contains(err.Error(), "ends inside its archive") {
 		t.Errorf("a cut log: %v", err)
+	}
+}
+
+// TestExtractRefusesEscapes: an archive entry naming a path outside the
+// shard directory is refused, and nothing is written there.
+func TestExtractRefusesEscapes(t *testing.T) {
+	var arch bytes.Buffer
+	gz := gzip.NewWriter(&arch)
+	tw := tar.NewWriter(gz)
+	body := []byte("x")
+	_ = tw.WriteHeader(&tar.Header{Name: "../escaped", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+	_, _ = tw.Write(body)
+	_ = tw.Close()
+	_ = gz.Close()
+	root := t.TempDir()
+	err := Shard{K: 1, N: 1, Archive: arch.Bytes()}.Extract(filepath.Join(root, "s"))
+	if err == nil || !strings.Contains(err.Error(), "leaves the directory") {
+		t.Errorf("Extract: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "escaped")); err == nil {
+		t.Error("the entry was written outside")
 	}
 }
