@@ -230,6 +230,7 @@ type session struct {
 	pid      int
 	host     string
 	node     string   // this node's ID
+	made     bool     // this process initialised the swarm (labelling it may have failed)
 	networks []string // network names before the swarm was initialised
 	services []string
 }
@@ -257,7 +258,10 @@ func (s *session) join(ctx context.Context) error {
 	if _, err := s.run(ctx, "swarm", "init", "--advertise-addr", "127.0.0.1", "--listen-addr", "127.0.0.1:2377"); err != nil {
 		return fmt.Errorf("swarm init: %w", err)
 	}
+	s.made = true
 	if s.node, err = s.run(ctx, "info", "--format", "{{.Swarm.NodeID}}"); err != nil {
+		// Without the node's ID the cleanup cannot read the label: leave now.
+		_, _ = s.run(context.WithoutCancel(ctx), "swarm", "leave", "--force")
 		return err
 	}
 	if _, err := s.run(ctx, "node", "update", "--label-add", fmt.Sprintf("%s=%d@%s", LabelNodeOwner, s.pid, s.host), s.node); err != nil {
@@ -423,7 +427,7 @@ func (s *session) cleanup(ctx context.Context) error {
 	// swarm may have passed it to this process.
 	if s.node != "" {
 		owner, _ := s.run(ctx, "node", "inspect", s.node, "--format", `{{index .Spec.Labels "`+LabelNodeOwner+`"}}`)
-		if owner == fmt.Sprintf("%d@%s", s.pid, s.host) {
+		if owner == fmt.Sprintf("%d@%s", s.pid, s.host) || (s.made && owner == "") {
 			if err := leaveIfOwner(ctx, s.cli, s.node, s.networks); err != nil {
 				errs = append(errs, err)
 			}
