@@ -259,6 +259,10 @@ func (s *session) join(ctx context.Context) error {
 		return fmt.Errorf("swarm init: %w", err)
 	}
 	s.made = true
+	// Swarm sets up the node's ingress sandbox after init returns; a leave
+	// before it is there leaves a stale ingress network behind (Docker
+	// 20.10), so wait for it.
+	waitIngress(ctx, s.cli)
 	if s.node, err = s.run(ctx, "info", "--format", "{{.Swarm.NodeID}}"); err != nil {
 		// Without the node's ID the cleanup cannot read the label: leave now.
 		_, _ = s.run(context.WithoutCancel(ctx), "swarm", "leave", "--force")
@@ -492,6 +496,17 @@ func leaveIfOwner(ctx context.Context, d cli, node string, before []string) erro
 	if _, err := d.run(ctx, "swarm", "leave", "--force"); err != nil {
 		return err
 	}
+	if stale, _ := d.lines(ctx, "network", "ls", "-q", "--filter", "name=^ingress$"); len(stale) > 0 {
+		// Left half set up (see waitIngress): make and leave a swarm
+		// again, this time once the sandbox is there.
+		if _, err := d.run(ctx, "swarm", "init", "--advertise-addr", "127.0.0.1", "--listen-addr", "127.0.0.1:2377"); err == nil {
+			waitIngress(ctx, d)
+			_, _ = d.run(ctx, "swarm", "leave", "--force")
+		}
+		if stale, _ := d.lines(ctx, "network", "ls", "-q", "--filter", "name=^ingress$"); len(stale) > 0 {
+			return fmt.Errorf("after leaving the swarm the engine still lists its ingress network")
+		}
+	}
 	if !slices.Contains(before, gwBridge) {
 		// The bridge can take a moment to lose its endpoints.
 		var err error
@@ -504,6 +519,18 @@ func leaveIfOwner(ctx context.Context, d cli, node string, before []string) erro
 		return err
 	}
 	return nil
+}
+
+// waitIngress waits (up to 30 s) for the node's ingress sandbox, the
+// ingress-sbox endpoint on docker_gwbridge.
+func waitIngress(ctx context.Context, d cli) {
+	for range 60 {
+		eps, _ := d.run(ctx, "network", "inspect", gwBridge, "--format", "{{range $k, $v := .Containers}}{{$k}} {{end}}")
+		if strings.Contains(eps, "ingress-sbox") || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // Sweep removes what benchmatrix swarm processes on this host left when
