@@ -236,6 +236,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
+	c.Warnings = append(c.Warnings, shardCompareWarnings(base, new)...) // shard_conclusion.go
 	if len(c.Cells) == 0 {
 		c.Warnings = append(c.Warnings, "the runs have no cell in common")
 	}

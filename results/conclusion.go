@@ -205,6 +205,7 @@ func Conclude(r *Run) *Conclusion {
 				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
 		}
 	}
+	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
 	for _, e := range c.Broken() {
 		g := ""
 		if e.Group != "" {
@@ -403,6 +404,7 @@ func WriteConclusion(w io.Writer, r *Run) {
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
 			MinRoundsForRatioCI())
 	}
+	writeShardReplication(w, r) // shard_conclusion.go
 	if len(c.Expectations) > 0 {
 		fmt.Fprintf(w, "Expectations (paired test, p < 0.05):\n\n")
 		for _, e := range c.Expectations {

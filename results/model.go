@@ -83,7 +83,8 @@ type Run struct {
 
 	// UserMetrics are the intervals.csv columns of [[observe.metric]]
 	// (topology.go): plotted under the built-in panels.
-	UserMetrics []string `json:"user_metrics,omitempty"`
+	UserMetrics []string     `json:"user_metrics,omitempty"`
+	Shard       *ShardRecord `json:"shard,omitempty"` // shard.go: run --shard, merge
 }
 
 // Cell is the outcome of one cell run.
@@ -165,6 +166,9 @@ type Cell struct {
 
 	// Topology: the nodes, data checks and node events (topology.go).
 	Topology *TopologyResult `json:"topology,omitempty"`
+	// Host and Shard say where the cell ran in a merged run (merge.go).
+	Host  string `json:"host,omitempty"`
+	Shard int    `json:"shard,omitempty"`
 
 	Intervals []oltp.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with

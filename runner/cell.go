@@ -162,7 +162,7 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return err
 	}
-	if c.Policy.Cold && !res.Restarted && c.Index > 0 {
+	if c.Policy.Cold && !res.Restarted && !res.Change.Start { // a shard's first cell (shard.go) has an index > 0 and a fresh server
 		fmt.Fprintf(r.log, "    restart for a cold start\n")
 		if err := r.restart(ctx, r.srv.Startup()); err != nil {
 			return fmt.Errorf("cold restart: %w", err)

@@ -103,6 +103,8 @@ type Config struct {
 	// Seeds are the random seeds of a stored run's cell runs (by
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
+	// Shard is the shard of the plan this run runs (shard.go), for run.json.
+	Shard *results.ShardRecord
 }
 
 // Runner executes one plan.
@@ -177,6 +179,7 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 	run := r.newRecord()
 	run.UserMetrics = userMetricColumns(r.plan) // topology.go
+	run.Shard = r.cfg.Shard                     // shard.go
 	done, err := r.resumed(run)
 	if err != nil {
 		return nil, err

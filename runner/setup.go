@@ -13,6 +13,7 @@ import (
 	"benchmatrix/experiment"
 	"benchmatrix/results"
 	"benchmatrix/server"
+	"benchmatrix/shard"
 )
 
 // Request is what `benchmatrix run` was asked to do.
@@ -23,6 +24,7 @@ type Request struct {
 	Resume   bool   // continue the run in OutDir
 	Force    bool   // external: prepare next to foreign tables
 	Flags    experiment.Flags
+	Shard    shard.Spec // run --shard K/N (shard.go); zero: the whole plan
 	// Notices hears what Setup cleaned up (what a killed benchmatrix left
 	// behind); -q does not silence it. nil discards.
 	Notices io.Writer
@@ -84,6 +86,9 @@ func Setup(ctx context.Context, req Request) (*experiment.Plan, Config, error) {
 	}
 	plan, err := Resolve(ctx, m, req.Flags)
 	if err != nil {
+		return nil, cfg, err
+	}
+	if plan, cfg.Shard, err = selectShard(plan, req.Shard, cfg.Resume, req.OutDir); err != nil { // shard.go
 		return nil, cfg, err
 	}
 	if cfg.OutDir == "" {

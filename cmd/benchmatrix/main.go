@@ -38,7 +38,11 @@ Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
                  [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
-  benchmatrix plan MANIFEST
+  benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
+  benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
+  benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
+  benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
+  benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
   benchmatrix report DIR
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
@@ -104,6 +108,16 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdOLTP(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(args[1:], stdout, stderr) // merge.go
+	case "swarm":
+		return cmdSwarm(ctx, args[1:], stdout, stderr) // swarm.go
+	case "swarm-task":
+		return cmdSwarmTask(ctx, args[1:], stderr) // swarm.go
+	case "k8s":
+		return cmdK8s(ctx, args[1:], stdout, stderr) // k8s.go
+	case "k8s-task":
+		return cmdK8sTask(ctx, args[1:], stdout, stderr) // k8s.go
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
@@ -175,6 +189,7 @@ func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet
 	fs.StringVar(&req.Flags.DSN, "dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $"+catalog.PasswordEnv)
 	fs.Var(&observe, "observe", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
 	fs.BoolVar(&req.Force, "force", false, "external server: prepare even if the schema holds tables the workload does not define")
+	addShardRunFlag(fs, req) // merge.go
 	fs.StringVar(&req.Rerun, "rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	return fs, func() { req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b }
 }
@@ -232,6 +247,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON array, one object per cell run")
+	shards := addShardFlags(fs) // shard.go
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
@@ -249,6 +265,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Of(err)
+	}
+	if shards.wanted() {
+		return shards.write(ctx, m, plan, *asJSON, stdout, stderr) // shard.go
 	}
 	write := plan.WriteText
 	if *asJSON {
