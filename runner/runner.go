@@ -118,6 +118,7 @@ type Runner struct {
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
 	lim        runnerLimits // resource limits in force (limits.go)
+	dc         dataCache    // the data cache across runs (datacache.go)
 }
 
 // DefaultGrace is how long a cell may run past its measured window before

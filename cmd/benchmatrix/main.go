@@ -44,6 +44,7 @@ Usage:
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
+  benchmatrix cache ls|rm ID...|prune [--max-size SIZE] [--dir DIR]   prepared data kept across runs
   benchmatrix version
 `
 
@@ -106,6 +107,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdCompare(args[1:], stdout, stderr)
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
+	case "cache":
+		return cmdCache(args[1:], stdout, stderr) // cache.go
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
 		return exitcode.OK
