@@ -111,7 +111,9 @@ func TestCorruptEntryDiscarded(t *testing.T) {
 		},
 		"file missing": func(d string) error { return os.Remove(filepath.Join(d, "mysql/user.MAI")) },
 		"file added":   func(d string) error { return os.WriteFile(filepath.Join(d, "sbtest/extra.ibd"), []byte("x"), 0o600) },
-		"grown":        func(d string) error { return os.WriteFile(filepath.Join(d, "sbtest/db.opt"), bytes.Repeat([]byte("y"), 1000), 0o600) },
+		"grown": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "sbtest/db.opt"), bytes.Repeat([]byte("y"), 1000), 0o600)
+		},
 		"entry.json": func(d string) error {
 			return os.WriteFile(filepath.Join(filepath.Dir(d), "entry.json"), []byte("{not json"), 0o600)
 		},

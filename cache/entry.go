@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -232,15 +234,21 @@ func treeSize(dir string) (int64, error) {
 // regular files are hard-linked where possible (and read for their
 // checksum). With want (a restore), a file larger than recorded is not
 // copied past its recorded size plus one byte, so a bad entry cannot
-// fill the disk.
+// fill the disk. Files are copied by copyWorkers at once, the largest
+// first: a datadir is a few large tablespaces, and one copy stream does
+// not keep both the page cache and the checksum busy.
 func copyTree(src, dst string, want []File, link bool) ([]File, int64, error) {
 	limits := map[string]int64{}
 	for _, f := range want {
 		limits[f.Path] = f.Size
 	}
+	type job struct {
+		src, dst string
+		f        File
+		size     int64
+	}
 	var files []File
-	var total int64
-	buf := make([]byte, 1<<20)
+	var jobs []job
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -267,31 +275,65 @@ func copyTree(src, dst string, want []File, link bool) ([]File, int64, error) {
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s: not a regular file or directory", name)
 		}
-		f := File{Path: name, Mode: uint32(info.Mode().Perm())}
-		lim := int64(-1)
-		if want != nil {
-			lim = -1
-			if l, ok := limits[name]; ok {
-				lim = l + 1
-			} else {
-				lim = 0
-			}
-		}
-		if link && os.Link(p, target) == nil {
-			f.Size, f.CRC, err = checksum(p, buf)
-		} else {
-			f.Size, f.CRC, err = copyFile(p, target, info.Mode().Perm(), lim, buf)
-		}
-		if err != nil {
-			return err
-		}
-		total += f.Size
-		files = append(files, f)
+		jobs = append(jobs, job{src: p, dst: target, f: File{Path: name, Mode: uint32(info.Mode().Perm())}, size: info.Size()})
 		return nil
 	})
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].size > jobs[j].size })
+	var (
+		mu    sync.Mutex
+		first error
+		total int64
+		next  atomic.Int64
+		wg    sync.WaitGroup
+	)
+	for range min(copyWorkers, max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 1<<20)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				j := jobs[i]
+				lim := int64(-1)
+				if want != nil {
+					lim = 0
+					if l, ok := limits[j.f.Path]; ok {
+						lim = l + 1
+					}
+				}
+				f := j.f
+				var err error
+				if link && os.Link(j.src, j.dst) == nil {
+					f.Size, f.CRC, err = checksum(j.src, buf)
+				} else {
+					f.Size, f.CRC, err = copyFile(j.src, j.dst, fs.FileMode(f.Mode), lim, buf)
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				total += f.Size
+				files = append(files, f)
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
-	return files, total, err
+	return files, total, first
 }
+
+// copyWorkers is how many files are copied at once.
+const copyWorkers = 2
 
 type crcWriter struct{ sum uint32 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"benchmatrix/cache"
 	"benchmatrix/catalog"
@@ -147,7 +148,9 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 	}
 	r.cfg.Progress.Phase("restore from the data cache")
 	fmt.Fprintf(r.log, "    restore the %s data from the data cache (entry %s)\n", o.Workload, id)
-	if _, err := c.Restore(id, stage); err != nil {
+	start := time.Now()
+	e, err := c.Restore(id, stage)
+	if err != nil {
 		_ = os.RemoveAll(stage)
 		var bad *cache.CorruptError
 		if errors.As(err, &bad) {
@@ -159,10 +162,13 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 		fmt.Fprintf(r.log, "    %v; loading instead\n", err)
 		return false, nil
 	}
+	copied := time.Since(start)
 	if err := sw.SwapDatadir(ctx, stage, r.srv.Startup()); err != nil {
 		r.loaded, r.loadedOpts = "", nil
 		return true, fmt.Errorf("restore from the data cache: %w", err)
 	}
+	fmt.Fprintf(r.log, "    copied and checked %s in %.1fs; server restarted on it in %.1fs\n",
+		cache.Bytes(e.Size), copied.Seconds(), (time.Since(start) - copied).Seconds())
 	res.Data, res.DataCache = "cached", id
 	r.setLoaded(key, o)
 	return true, nil
