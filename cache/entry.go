@@ -53,7 +53,6 @@ func (e *TooBigError) Error() string {
 func (c *Cache) Put(key Key, src string) (id string, stored bool, err error) {
 	id = key.ID()
 	if c.Has(id) {
-		touch(filepath.Join(c.entryDir(id), "used"))
 		return id, false, nil
 	}
 	size, err := treeSize(src)

@@ -195,3 +195,14 @@ func (r *Runner) storeCached(key string, o oltp.Options, res *results.Cell) {
 		fmt.Fprintf(r.log, "    saved in the data cache as entry %s (%s)\n", id, c.Dir())
 	}
 }
+
+// initCache is the cache in which the sandbox keeps initialised datadirs:
+// the data cache of the manifest, or nil when it is off or cannot be
+// opened (the run then says so when it first needs the cache).
+func initCache(spec experiment.ServerSpec) *cache.Cache {
+	c, err := OpenCache(spec)
+	if err != nil {
+		return nil
+	}
+	return c
+}

@@ -66,7 +66,8 @@ var _ Sink = (*results.Writer)(nil)
 func Opener(spec experiment.ServerSpec) StartFunc {
 	return func(ctx context.Context, s StartSpec) (server.Server, error) {
 		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
-			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits})
+			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits,
+			InitCache: initCache(spec)}) // datacache.go
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/cache"
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 )
@@ -39,6 +40,9 @@ type SandboxConfig struct {
 	// Limits, when any is set, puts the server in a cgroup from its first
 	// start (limits.go); SetLimits writes them.
 	Limits catalog.LimitSet
+	// InitCache, if set, keeps the initialised datadir across runs
+	// (golden_cache.go).
+	InitCache *cache.Cache
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir
