@@ -91,7 +91,15 @@ func (k Key) ID() string {
 
 // Summary is one line for `cache ls`.
 func (k Key) Summary() string {
-	return fmt.Sprintf("%s %s; %s; seed %s", k.Server, k.Schema, k.Shape, k.Seed)
+	out := k.Server
+	if k.Schema != "" {
+		out += " " + k.Schema
+	}
+	out += "; " + k.Shape
+	if k.Seed != "" {
+		out += "; seed " + k.Seed
+	}
+	return out
 }
 
 // File is one file of an entry's datadir.
