@@ -200,6 +200,9 @@ func (r *Runner) storeCached(key string, o oltp.Options, res *results.Cell) {
 // the data cache of the manifest, or nil when it is off or cannot be
 // opened (the run then says so when it first needs the cache).
 func initCache(spec experiment.ServerSpec) *cache.Cache {
+	if !catalog.Provider(spec.Provider).Reads("cache") {
+		return nil // the provider's descriptor: no cache
+	}
 	c, err := OpenCache(spec)
 	if err != nil {
 		return nil
