@@ -65,12 +65,20 @@ func TestPutRestoreRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := fakeDatadir(t, "a", 100000)
+	// What a writer killed with SIGKILL left (its pid no longer exists).
+	dead := filepath.Join(c.Dir(), "tmp", "put-2147483646-123")
+	if err := os.MkdirAll(filepath.Join(dead, "data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	id, stored, err := c.Put(key("s1"), src)
 	if err != nil || !stored {
 		t.Fatalf("put: stored=%v err=%v", stored, err)
 	}
 	if id2, stored2, err := c.Put(key("s1"), src); err != nil || stored2 || id2 != id {
 		t.Fatalf("second put of the same key: %s %v %v", id2, stored2, err)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("a dead writer's directory is left: %v", err)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
 	e, err := c.Restore(id, dst)

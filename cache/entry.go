@@ -87,6 +87,7 @@ func (c *Cache) Put(key Key, src string) (id string, stored bool, err error) {
 		return id, false, err
 	}
 	defer unlock()
+	c.sweepTmp() // what killed writers left
 	if c.Has(id) {
 		return id, false, nil
 	}
