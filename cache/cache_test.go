@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -45,11 +46,11 @@ func key(shape string) Key {
 
 func sameTree(t *testing.T, a, b string) {
 	t.Helper()
-	fa, _, err := copyTree(a, filepath.Join(t.TempDir(), "x"), nil, false)
+	fa, _, err := copyTree(context.Background(), a, filepath.Join(t.TempDir(), "x"), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, _, err := copyTree(b, filepath.Join(t.TempDir(), "y"), nil, false)
+	fb, _, err := copyTree(context.Background(), b, filepath.Join(t.TempDir(), "y"), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,18 +71,18 @@ func TestPutRestoreRoundTrip(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dead, "data"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	id, stored, err := c.Put(key("s1"), src)
+	id, stored, err := c.Put(context.Background(), key("s1"), src)
 	if err != nil || !stored {
 		t.Fatalf("put: stored=%v err=%v", stored, err)
 	}
-	if id2, stored2, err := c.Put(key("s1"), src); err != nil || stored2 || id2 != id {
+	if id2, stored2, err := c.Put(context.Background(), key("s1"), src); err != nil || stored2 || id2 != id {
 		t.Fatalf("second put of the same key: %s %v %v", id2, stored2, err)
 	}
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Fatalf("a dead writer's directory is left: %v", err)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	e, err := c.Restore(id, dst)
+	e, err := c.Restore(context.Background(), id, dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,17 @@ func TestPutRestoreRoundTrip(t *testing.T) {
 		t.Fatalf("entry: %+v", e)
 	}
 	sameTree(t, src, dst)
-	if _, err := c.Restore("0123456789abcdef", filepath.Join(t.TempDir(), "n")); !errors.Is(err, ErrNotFound) {
+	// A restore stopped by its context leaves no copy and keeps the entry.
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	half := filepath.Join(t.TempDir(), "half")
+	if _, err := c.Restore(stopped, id, half); !errors.Is(err, context.Canceled) || !c.Has(id) {
+		t.Fatalf("cancelled restore: %v, entry kept %v", err, c.Has(id))
+	}
+	if _, err := os.Stat(half); !os.IsNotExist(err) {
+		t.Fatalf("a cancelled restore left its copy: %v", err)
+	}
+	if _, err := c.Restore(context.Background(), "0123456789abcdef", filepath.Join(t.TempDir(), "n")); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing entry: %v", err)
 	}
 	if key("s1").ID() == key("s2").ID() {
@@ -133,7 +144,7 @@ func TestCorruptEntryDiscarded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id, _, err := c.Put(key("s"), fakeDatadir(t, "b", 50000))
+			id, _, err := c.Put(context.Background(), key("s"), fakeDatadir(t, "b", 50000))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +157,7 @@ func TestCorruptEntryDiscarded(t *testing.T) {
 				t.Fatal(err)
 			}
 			dst := filepath.Join(t.TempDir(), "restored")
-			_, err = c.Restore(id, dst)
+			_, err = c.Restore(context.Background(), id, dst)
 			var bad *CorruptError
 			if !errors.As(err, &bad) {
 				t.Fatalf("restore of a damaged entry: %v", err)
@@ -225,7 +236,7 @@ func TestEvictionRespectsLimit(t *testing.T) {
 	ids := map[string]string{}
 	past := time.Now().Add(-time.Hour)
 	for i, s := range []string{"s1", "s2", "s3"} {
-		id, _, err := c.Put(key(s), src)
+		id, _, err := c.Put(context.Background(), key(s), src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,10 +247,10 @@ func TestEvictionRespectsLimit(t *testing.T) {
 		}
 	}
 	// s1 is the oldest; using it makes s2 the least recently used.
-	if _, err := c.Restore(ids["s1"], filepath.Join(t.TempDir(), "r")); err != nil {
+	if _, err := c.Restore(context.Background(), ids["s1"], filepath.Join(t.TempDir(), "r")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Put(key("s4"), src); err != nil {
+	if _, _, err := c.Put(context.Background(), key("s4"), src); err != nil {
 		t.Fatal(err)
 	}
 	left, err := c.List()
@@ -264,7 +275,7 @@ func TestEvictionRespectsLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var big *TooBigError
-	if _, _, err := small.Put(key("s"), src); !errors.As(err, &big) {
+	if _, _, err := small.Put(context.Background(), key("s"), src); !errors.As(err, &big) {
 		t.Fatalf("put beyond the limit: %v", err)
 	}
 }
@@ -276,7 +287,7 @@ func TestEntryInUseIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _, err := c.Put(key("s"), fakeDatadir(t, "u", 1000))
+	id, _, err := c.Put(context.Background(), key("s"), fakeDatadir(t, "u", 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,13 +338,13 @@ func TestConcurrentPutsAndRestores(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			_, s, err := c2.Put(key("same"), src)
+			_, s, err := c2.Put(context.Background(), key("same"), src)
 			if err != nil {
 				t.Error(err)
 			}
 			stored <- s
 			dst := filepath.Join(t.TempDir(), "r")
-			if _, err := c2.Restore(key("same").ID(), dst); err != nil {
+			if _, err := c2.Restore(context.Background(), key("same").ID(), dst); err != nil {
 				t.Error(err)
 				return
 			}

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func (e *TooBigError) Error() string {
 // a snapshot), copied otherwise. Least recently used entries are evicted to
 // keep the cache within its limit. It returns the entry's ID and whether
 // this call stored it.
-func (c *Cache) Put(key Key, src string) (id string, stored bool, err error) {
+func (c *Cache) Put(ctx context.Context, key Key, src string) (id string, stored bool, err error) {
 	id = key.ID()
 	if c.Has(id) {
 		return id, false, nil
@@ -69,7 +70,7 @@ func (c *Cache) Put(key Key, src string) (id string, stored bool, err error) {
 	defer os.RemoveAll(tmp)
 	e := &Entry{ID: id, Key: key, Created: time.Now().UTC()}
 	e.Key.Version = layoutVersion
-	if e.Files, e.Size, err = copyTree(src, filepath.Join(tmp, "data"), nil, true); err != nil {
+	if e.Files, e.Size, err = copyTree(ctx, src, filepath.Join(tmp, "data"), nil, true); err != nil {
 		return id, false, fmt.Errorf("data cache: %w", err)
 	}
 	b, err := json.MarshalIndent(e, "", "  ")
@@ -104,7 +105,7 @@ func (c *Cache) Put(key Key, src string) (id string, stored bool, err error) {
 // verifying every file on the way. An entry that does not match its record
 // is discarded and a *CorruptError returned; dst is then removed. A
 // missing entry is ErrNotFound.
-func (c *Cache) Restore(id, dst string) (*Entry, error) {
+func (c *Cache) Restore(ctx context.Context, id, dst string) (*Entry, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%q: %w", id, ErrNotFound)
 	}
@@ -128,8 +129,13 @@ func (c *Cache) Restore(id, dst string) (*Entry, error) {
 		f.Close()
 		return nil, fmt.Errorf("data cache: %w", err)
 	}
-	e, why := c.restore(id, dir, dst)
+	e, why := c.restore(ctx, id, dir, dst)
 	f.Close()
+	if err := ctx.Err(); err != nil {
+		// Stopped, not damaged: the entry stays.
+		_ = os.RemoveAll(dst)
+		return nil, err
+	}
 	if why != "" {
 		_ = os.RemoveAll(dst)
 		if err := c.discard(id); err != nil {
@@ -142,7 +148,7 @@ func (c *Cache) Restore(id, dst string) (*Entry, error) {
 }
 
 // restore copies and checks; a non-empty why says what did not match.
-func (c *Cache) restore(id, dir, dst string) (*Entry, string) {
+func (c *Cache) restore(ctx context.Context, id, dir, dst string) (*Entry, string) {
 	e, err := readEntry(dir)
 	if err != nil {
 		return nil, "unreadable entry.json: " + err.Error()
@@ -150,7 +156,7 @@ func (c *Cache) restore(id, dir, dst string) (*Entry, string) {
 	if e.ID != id || e.Key.ID() != id {
 		return nil, "entry.json does not describe this entry"
 	}
-	files, _, err := copyTree(filepath.Join(dir, "data"), dst, e.Files, false)
+	files, _, err := copyTree(ctx, filepath.Join(dir, "data"), dst, e.Files, false)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -237,7 +243,7 @@ func treeSize(dir string) (int64, error) {
 // fill the disk. Files are copied by copyWorkers at once, the largest
 // first: a datadir is a few large tablespaces, and one copy stream does
 // not keep both the page cache and the checksum busy.
-func copyTree(src, dst string, want []File, link bool) ([]File, int64, error) {
+func copyTree(ctx context.Context, src, dst string, want []File, link bool) ([]File, int64, error) {
 	limits := map[string]int64{}
 	for _, f := range want {
 		limits[f.Path] = f.Size
@@ -310,9 +316,9 @@ func copyTree(src, dst string, want []File, link bool) ([]File, int64, error) {
 				f := j.f
 				var err error
 				if link && os.Link(j.src, j.dst) == nil {
-					f.Size, f.CRC, err = checksum(j.src, buf)
+					f.Size, f.CRC, err = checksum(ctx, j.src, buf)
 				} else {
-					f.Size, f.CRC, err = copyFile(j.src, j.dst, fs.FileMode(f.Mode), lim, buf)
+					f.Size, f.CRC, err = copyFile(ctx, j.src, j.dst, fs.FileMode(f.Mode), lim, buf)
 				}
 				mu.Lock()
 				if err != nil && first == nil {
@@ -342,25 +348,37 @@ func (w *crcWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func checksum(path string, buf []byte) (int64, uint32, error) {
+func checksum(ctx context.Context, path string, buf []byte) (int64, uint32, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
 	var w crcWriter
-	n, err := io.CopyBuffer(&w, onlyReader{f}, buf)
+	n, err := io.CopyBuffer(&w, ctxReader{ctx, f}, buf)
 	return n, w.sum, err
 }
 
-// onlyReader hides ReadFrom/WriteTo so io.CopyBuffer uses the buffer.
-type onlyReader struct{ io.Reader }
+// ctxReader stops a copy when ctx ends; it also hides WriteTo, so that
+// io.CopyBuffer uses the buffer.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
 
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
+}
+
+// onlyWriter hides ReadFrom, so that io.CopyBuffer uses the buffer.
 type onlyWriter struct{ io.Writer }
 
 // copyFile copies src to dst through the checksum; limit >= 0 stops after
 // that many bytes.
-func copyFile(src, dst string, mode fs.FileMode, limit int64, buf []byte) (int64, uint32, error) {
+func copyFile(ctx context.Context, src, dst string, mode fs.FileMode, limit int64, buf []byte) (int64, uint32, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return 0, 0, err
@@ -375,7 +393,7 @@ func copyFile(src, dst string, mode fs.FileMode, limit int64, buf []byte) (int64
 		r = io.LimitReader(in, limit)
 	}
 	var w crcWriter
-	n, err := io.CopyBuffer(onlyWriter{io.MultiWriter(out, &w)}, onlyReader{r}, buf)
+	n, err := io.CopyBuffer(onlyWriter{io.MultiWriter(out, &w)}, ctxReader{ctx, r}, buf)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

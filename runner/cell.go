@@ -409,7 +409,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		r.storeCached(key, o, res) // datacache.go
+		r.storeCached(ctx, key, o, res) // datacache.go
 	}
 	return nil
 }

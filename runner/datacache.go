@@ -149,7 +149,7 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 	r.cfg.Progress.Phase("restore from the data cache")
 	fmt.Fprintf(r.log, "    restore the %s data from the data cache (entry %s)\n", o.Workload, id)
 	start := time.Now()
-	e, err := c.Restore(id, stage)
+	e, err := c.Restore(ctx, id, stage)
 	if err != nil {
 		_ = os.RemoveAll(stage)
 		var bad *cache.CorruptError
@@ -177,14 +177,14 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 // storeCached keeps the snapshot of o's just-loaded data (shape key) in
 // the cache. A failure is the cache's problem, not the cell's: it is
 // logged and noted.
-func (r *Runner) storeCached(key string, o oltp.Options, res *results.Cell) {
+func (r *Runner) storeCached(ctx context.Context, key string, o oltp.Options, res *results.Cell) {
 	c, sw := r.cacheFor()
 	k, ok := r.dc.keys[key]
 	if c == nil || !ok || !cacheable(o) {
 		return
 	}
 	r.cfg.Progress.Phase("save in the data cache")
-	id, stored, err := c.Put(k, sw.SnapshotPath(key))
+	id, stored, err := c.Put(ctx, k, sw.SnapshotPath(key))
 	if err != nil {
 		res.DataCacheNote = err.Error()
 		fmt.Fprintf(r.log, "    data cache: %v\n", err)

@@ -45,7 +45,7 @@ func (s *Sandbox) datadirFromGolden(ctx context.Context) error {
 		}
 		delete(golden.dirs, key)
 	}
-	fresh := !s.initFromCache() // golden_cache.go
+	fresh := !s.initFromCache(ctx) // golden_cache.go
 	if fresh {
 		if err := s.initDatadir(ctx); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (s *Sandbox) datadirFromGolden(ctx context.Context) error {
 		_ = os.Chmod(dir, 0o700)
 		golden.dirs[key] = dir
 		if fresh {
-			s.saveInit(dir) // golden_cache.go
+			s.saveInit(ctx, dir) // golden_cache.go
 		}
 	} else {
 		_ = os.RemoveAll(dir) // a partial copy (a full disk) is not left behind

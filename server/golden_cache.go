@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -26,7 +27,7 @@ func (s *Sandbox) initKey() cache.Key {
 
 // initFromCache fills the datadir from the cache; false when there is no
 // cache, no entry, or a corrupt one (discarded).
-func (s *Sandbox) initFromCache() bool {
+func (s *Sandbox) initFromCache(ctx context.Context) bool {
 	c := s.cfg.InitCache
 	if c == nil {
 		return false
@@ -38,7 +39,7 @@ func (s *Sandbox) initFromCache() bool {
 	if err := os.MkdirAll(s.tmpdir(), 0o700); err != nil {
 		return false
 	}
-	if _, err := c.Restore(id, s.datadir()); err != nil {
+	if _, err := c.Restore(ctx, id, s.datadir()); err != nil {
 		_ = os.RemoveAll(s.datadir())
 		return false
 	}
@@ -47,8 +48,8 @@ func (s *Sandbox) initFromCache() bool {
 
 // saveInit keeps the pristine initialised datadir dir (never written
 // again) in the cache; a failure only costs the next run the tool's time.
-func (s *Sandbox) saveInit(dir string) {
+func (s *Sandbox) saveInit(ctx context.Context, dir string) {
 	if c := s.cfg.InitCache; c != nil {
-		_, _, _ = c.Put(s.initKey(), dir)
+		_, _, _ = c.Put(ctx, s.initKey(), dir)
 	}
 }

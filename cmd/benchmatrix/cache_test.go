@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestCacheCommands(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(src, "sbtest", "sbtest1.ibd"), bytes.Repeat([]byte("x"), 4096), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		id, _, err := c.Put(cache.Key{Server: "mariadb 10.11", Schema: "sbtest", Shape: shape, Seed: "clock"}, src)
+		id, _, err := c.Put(context.Background(), cache.Key{Server: "mariadb 10.11", Schema: "sbtest", Shape: shape, Seed: "clock"}, src)
 		if err != nil {
 			t.Fatal(err)
 		}
