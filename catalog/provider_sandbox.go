@@ -8,7 +8,7 @@ const Sandbox ProviderName = "sandbox"
 var sandboxProvider = Descriptor{
 	Name: Sandbox,
 	Doc:  "a private server started from the mariadbd/mysqld on PATH",
-	Keys: []string{"binary", "tmpdir"},
+	Keys: []string{"binary", "tmpdir", "cache", "cache_size"}, // cache: the data cache across runs
 	Caps: Caps(Liveness, PID, Logs, Snapshots, Restarts, Limits, Profiles, Topologies),
 	Owns: sandboxOwns,
 }

@@ -433,8 +433,10 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 					m.Server.Config = append(m.Server.Config, p)
 				}
 			}
+		case "cache", "cache_size":
+			d.cacheKey(key, k, v, m) // cache.go
 		default:
-			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, machine, config)")
+			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, machine, cache, cache_size, config)")
 		}
 	}
 }

@@ -115,6 +115,9 @@ type ServerSpec struct {
 	// Limits are the limit keys of [server.config] (limits.go).
 	Machine string  `json:"machine,omitempty"`
 	Limits  []Param `json:"limits,omitempty"`
+	// Cache and CacheSize are the data cache across runs (cache.go).
+	Cache     string `json:"cache,omitempty"`
+	CacheSize string `json:"cache_size,omitempty"`
 }
 
 // Param is one key = value, the value kept as text in the form the

@@ -258,5 +258,6 @@ func (d *decoder) providerOwns(m *Manifest, prov catalog.Descriptor) {
 // providerKeys are the [server] keys that only some providers read, with
 // their values (after the flags).
 func (s ServerSpec) providerKeys() map[string]string {
-	return map[string]string{"binary": s.Binary, "tmpdir": s.TempDir, "image": s.Image, "dsn": s.DSN}
+	return map[string]string{"binary": s.Binary, "tmpdir": s.TempDir, "image": s.Image, "dsn": s.DSN,
+		"cache": s.Cache, "cache_size": s.CacheSize} // cache.go
 }

@@ -108,9 +108,14 @@ type Cell struct {
 	Change    experiment.Change `json:"change"`
 	Restarted bool              `json:"restarted"`
 	// Data is how the cell's data came to be: loaded (prepare), restored
-	// (from a snapshot of an earlier load) or reused (left by the cell
-	// before).
-	Data           string  `json:"data"`
+	// (from a snapshot of an earlier load), cached (restored from the data
+	// cache across runs) or reused (left by the cell before).
+	Data string `json:"data"`
+	// DataCache is the data cache entry the data came from (cached) or was
+	// saved as (loaded); DataCacheNote what else the cache did (a corrupt
+	// entry discarded). runner/datacache.go.
+	DataCache      string  `json:"data_cache,omitempty"`
+	DataCacheNote  string  `json:"data_cache_note,omitempty"`
 	PrepareSeconds float64 `json:"prepare_seconds,omitempty"`
 	PrewarmSeconds float64 `json:"prewarm_seconds,omitempty"`
 	// DrainSeconds is the wait for dirty pages before the cell, and

@@ -179,7 +179,7 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	if err := r.ensureData(ctx, c.Workload, res); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if res.Data != "restored" {
+	if res.Data != "restored" && res.Data != "cached" { // cached: datacache.go
 		return nil
 	}
 	return r.configure(ctx, c, res)
@@ -397,6 +397,9 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		r.setLoaded(key, o)
 		return nil
 	}
+	if done, err := r.restoreCached(ctx, key, o, res); done || err != nil { // datacache.go
+		return err
+	}
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
 	if r.loadedOpts != nil {
@@ -425,6 +428,7 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
+		r.storeCached(ctx, key, o, res) // datacache.go
 	}
 	return nil
 }
@@ -562,7 +566,7 @@ func describe(s []server.Setting) string {
 func (r *Runner) did(c *experiment.Cell, res *results.Cell) experiment.Change {
 	ch := res.Change
 	switch res.Data {
-	case "loaded", "restored":
+	case "loaded", "restored", "cached": // cached: datacache.go
 		ch.Reload = true
 	}
 	if ch.Start {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/cache"
 	"benchmatrix/server"
 )
 
@@ -17,6 +18,9 @@ import (
 // themselves).
 func TestMain(m *testing.M) {
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+	// No test run reaches the user's data cache; the cache's own tests
+	// name theirs (datacache_test.go).
+	os.Setenv(cache.EnvVar, cache.Off)
 	code := m.Run()
 	server.Cleanup()
 	os.Exit(code)

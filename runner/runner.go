@@ -71,7 +71,8 @@ func Opener(spec experiment.ServerSpec) StartFunc {
 			return openTopology(ctx, spec, s) // topology.go
 		}
 		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
-			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits})
+			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits,
+			InitCache: initCache(spec)}) // datacache.go
 	}
 }
 
@@ -126,6 +127,7 @@ type Runner struct {
 	readOnly   map[string]bool
 	lim        runnerLimits // resource limits in force (limits.go)
 	topo       string       // the running topology's Key (topology.go)
+	dc         dataCache    // the data cache across runs (datacache.go)
 }
 
 // DefaultGrace is how long a cell may run past its measured window before

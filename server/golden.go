@@ -45,8 +45,11 @@ func (s *Sandbox) datadirFromGolden(ctx context.Context) error {
 		}
 		delete(golden.dirs, key)
 	}
-	if err := s.initDatadir(ctx); err != nil {
-		return err
+	fresh := !s.initFromCache(ctx) // golden_cache.go
+	if fresh {
+		if err := s.initDatadir(ctx); err != nil {
+			return err
+		}
 	}
 	// Keep a pristine copy; a failure here only costs speed later.
 	sum := sha256.Sum256([]byte(s.bin.Path))
@@ -55,6 +58,9 @@ func (s *Sandbox) datadirFromGolden(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err == nil && copyTree(ctx, s.datadir(), dir) == nil {
 		_ = os.Chmod(dir, 0o700)
 		golden.dirs[key] = dir
+		if fresh {
+			s.saveInit(ctx, dir) // golden_cache.go
+		}
 	} else {
 		_ = os.RemoveAll(dir) // a partial copy (a full disk) is not left behind
 	}

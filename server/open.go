@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"benchmatrix/cache"
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 )
@@ -21,6 +22,9 @@ type Spec struct {
 	// Limits are the first cell's resource limits (sandbox: the server
 	// starts in its cgroup; docker: the container's HostConfig).
 	Limits catalog.LimitSet
+	// InitCache (sandbox) keeps initialised datadirs across runs
+	// (golden_cache.go); nil: none.
+	InitCache *cache.Cache
 }
 
 // implementation is the code behind one catalog descriptor.
@@ -44,7 +48,8 @@ type implementation struct {
 var implementations = map[catalog.ProviderName]implementation{
 	catalog.Sandbox: {
 		open: func(ctx context.Context, s Spec) (Server, error) {
-			return StartSandbox(ctx, SandboxConfig{Binary: s.Binary, TempDir: s.TempDir, Startup: s.Startup, Limits: s.Limits})
+			return StartSandbox(ctx, SandboxConfig{Binary: s.Binary, TempDir: s.TempDir, Startup: s.Startup, Limits: s.Limits,
+				InitCache: s.InitCache}) // golden_cache.go
 		},
 		sweep: func(_ context.Context, s Spec, report func(string)) {
 			RemoveStale(s.TempDir, report)

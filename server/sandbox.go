@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/cache"
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 )
@@ -42,6 +43,9 @@ type SandboxConfig struct {
 	// DirOwner, when benchmatrix runs as root, is given the sandbox's
 	// directory, and the server its own TMPDIR (node.go).
 	DirOwner string
+	// InitCache, if set, keeps the initialised datadir across runs
+	// (golden_cache.go).
+	InitCache *cache.Cache
 }
 
 // Sandbox is a private server process: its own temporary directory, datadir

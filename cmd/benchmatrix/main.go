@@ -48,6 +48,7 @@ Usage:
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
+  benchmatrix cache ls|rm ID...|prune [--max-size SIZE] [--dir DIR]   prepared data kept across runs
   benchmatrix version
 `
 
@@ -120,6 +121,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdK8sTask(ctx, args[1:], stdout, stderr) // k8s.go
 	case "restore":
 		return cmdRestore(ctx, args[1:], stdout, stderr)
+	case "cache":
+		return cmdCache(args[1:], stdout, stderr) // cache.go
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
 		return exitcode.OK

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/cache"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -24,6 +25,8 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// The commands these tests run never reach the user's data cache.
+	os.Setenv(cache.EnvVar, cache.Off)
 	dir, err := os.MkdirTemp("", "benchmatrix-cli-test-")
 	if err != nil {
 		panic(err)
