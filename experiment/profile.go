@@ -38,9 +38,9 @@ const MaxProfileHz = 20000
 type ProfileSpec struct {
 	Mode string `json:"mode,omitempty"` // "" or "off": not profiled
 	Hz   int    `json:"hz,omitempty"`
-	// Seconds is the profiled sub-window from the start of the measured
+	// Window is the profiled sub-window from the start of the measured
 	// window; 0 means all of it.
-	Seconds time.Duration `json:"seconds,omitempty"`
+	Window time.Duration `json:"seconds,omitempty"`
 	// Twin marks the unprofiled twin of a profiled cell: the same cell
 	// without the profiler, interleaved beside it, to measure the
 	// profiler's cost.
@@ -94,7 +94,7 @@ func (s *ProfileSpec) set(name, value string) error {
 		if dur <= 0 {
 			return fmt.Errorf("must be more than 0 (leave it out to profile the whole measured window)")
 		}
-		s.Seconds = dur
+		s.Window = dur
 	}
 	return nil
 }
@@ -111,15 +111,15 @@ func (d *decoder) validateProfile(m *Manifest, prov catalog.Descriptor) {
 		if p.Name == "profile" && spec.On() {
 			d.needs(prov, catalog.Profiles, key, fmt.Sprintf("profile = %q", p.Value))
 		}
-		if p.Name == "profile_seconds" && spec.Seconds > m.Duration {
-			d.problem(key, "%s is longer than the measured window (duration %s)", spec.Seconds, m.Duration)
+		if p.Name == "profile_seconds" && spec.Window > m.Duration {
+			d.problem(key, "%s is longer than the measured window (duration %s)", spec.Window, m.Duration)
 		}
 	}
 	if pr := m.Policy.Profile; pr.On() {
 		check("experiment.profile", Param{Name: "profile", Value: pr.Mode}, pr)
 	}
-	if pr := m.Policy.Profile; pr.Seconds > 0 {
-		check("experiment.profile_seconds", Param{Name: "profile_seconds", Value: pr.Seconds.String()}, pr)
+	if pr := m.Policy.Profile; pr.Window > 0 {
+		check("experiment.profile_seconds", Param{Name: "profile_seconds", Value: pr.Window.String()}, pr)
 	}
 	for _, sc := range m.Scenarios {
 		for _, p := range sc.Params {

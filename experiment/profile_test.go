@@ -46,7 +46,7 @@ func TestProfileTwins(t *testing.T) {
 		t.Fatalf("cells %s, want %s", got, want)
 	}
 	b1, twin, b0 := p.Cells[0].Policy.Profile, p.Cells[1].Policy.Profile, p.Cells[2].Policy.Profile
-	if b1.Mode != ProfileBoth || b1.Hz != 199 || b1.Seconds != 10*time.Second || !b1.CPU() || !b1.OffCPU() {
+	if b1.Mode != ProfileBoth || b1.Hz != 199 || b1.Window != 10*time.Second || !b1.CPU() || !b1.OffCPU() {
 		t.Errorf("b1: %+v", b1)
 	}
 	if twin.On() || !twin.Twin {

@@ -228,10 +228,10 @@ func ReadYAML(b []byte) (*corev1.ConfigMap, *batchv1.Job, error) {
 	var cm corev1.ConfigMap
 	var job batchv1.Job
 	if err := yaml.UnmarshalStrict(docs[0], &cm); err != nil {
-		return nil, nil, fmt.Errorf("ConfigMap: %w", err)
+		return nil, nil, fmt.Errorf("the ConfigMap: %w", err)
 	}
 	if err := yaml.UnmarshalStrict(docs[1], &job); err != nil {
-		return nil, nil, fmt.Errorf("Job: %w", err)
+		return nil, nil, fmt.Errorf("the Job: %w", err)
 	}
 	return &cm, &job, nil
 }

@@ -424,12 +424,11 @@ func mdEscape(s string) string {
 // costRow is one cell with a parameter on and off: its tps both ways and
 // the per-repeat ratios.
 type costRow struct {
-	Cell      string
-	On, Off   float64 // median tps
-	Ratio     float64 // median of the paired ratios
-	Ratios    []float64
-	Scenario  string
-	noiseBand float64
+	Cell     string
+	On, Off  float64 // median tps
+	Ratio    float64 // median of the paired ratios
+	Ratios   []float64
+	Scenario string
 }
 
 // costTable pairs the cells that differ only in key (profile: a profiled

@@ -67,8 +67,8 @@ func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *resu
 	if !p.spec.On() {
 		return p
 	}
-	if p.spec.Seconds > 0 && p.spec.Seconds < p.window {
-		p.window = p.spec.Seconds
+	if p.spec.Window > 0 && p.spec.Window < p.window {
+		p.window = p.spec.Window
 	}
 	if p.warmup <= 0 {
 		p.begin()
