@@ -43,9 +43,9 @@ const Off = "off"
 // EnvVar, when set, is the cache directory (or "off") of manifests that
 // name none: test suites and CI set it to keep runs away from the user's
 // cache.
-const EnvVar = "BENCHMATRIX_CACHE"
+const EnvVar = "BENCHMATRIX_DATA_CACHE"
 
-// DefaultDir is $BENCHMATRIX_CACHE (a directory, or "off"), else
+// DefaultDir is $BENCHMATRIX_DATA_CACHE (a directory, or "off"), else
 // $XDG_CACHE_HOME/benchmatrix, else ~/.cache/benchmatrix.
 func DefaultDir() (string, error) {
 	if e := os.Getenv(EnvVar); e != "" {

@@ -20,7 +20,7 @@ const cacheUsage = `Usage:
   benchmatrix cache prune [--dir DIR] [--max-size SIZE]
                                                     evict the least recently used entries down to SIZE
                                                     (default 20G; 0 empties the cache)
-The directory is [server] cache of a manifest; the default is $BENCHMATRIX_CACHE, else
+The directory is [server] cache of a manifest; the default is $BENCHMATRIX_DATA_CACHE, else
 $XDG_CACHE_HOME/benchmatrix, else ~/.cache/benchmatrix.
 `
 
