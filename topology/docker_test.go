@@ -166,6 +166,23 @@ func TestDockerGaleraFormsAndReplicates(t *testing.T) {
 		t.Fatalf("nodes differ: %+v", ck)
 	}
 	restartAndWrite(t, c, p)
+	// Node 3 paused (docker pause) and resumed, then stopped and started
+	// again (a new container: its cluster address is recomputed from the
+	// others' addresses), rejoins and has the rows written meanwhile.
+	ctx := context.Background()
+	for _, a := range []string{experiment.ActionPause, experiment.ActionResume, experiment.ActionStop} {
+		if err := c.Do(ctx, experiment.Event{Node: 3, Action: a}); err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+	}
+	mustExec(t, p, "INSERT INTO sbtest.t VALUES (200, 200)")
+	if err := c.Do(ctx, experiment.Event{Node: 3, Action: experiment.ActionStart}); err != nil {
+		t.Fatal(err)
+	}
+	ck, err = c.Verify(ctx, "sbtest", []string{"t"}, "after node 3 came back", time.Minute)
+	if err != nil || !ck.Equal || ck.Nodes[2].Tables[0].Rows != 5 {
+		t.Fatalf("after node 3 came back: %+v %v", ck, err)
+	}
 	var addr string
 	if err := nodeDB(t, c.Nodes()[2]).QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='WSREP_INCOMING_ADDRESSES'").Scan(&addr); err != nil {
 		t.Fatal(err)
