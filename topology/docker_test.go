@@ -193,3 +193,33 @@ func TestDockerGaleraFormsAndReplicates(t *testing.T) {
 		}
 	}
 }
+
+// A Galera node cut off its network past the suspect timeout is evicted;
+// the other two keep a primary component and take writes; reconnected,
+// the node rejoins (Heal waits for it to be Synced, or restarts it) and
+// holds the rows written meanwhile.
+func TestDockerGaleraNodeDisconnected(t *testing.T) {
+	needDocker(t)
+	c := startDockerCluster(t, experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3})
+	p := nodeDB(t, c.Nodes()[0])
+	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
+	ctx := context.Background()
+	if err := c.Do(ctx, experiment.Event{Node: 3, Action: experiment.ActionDisconnect}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(8 * time.Second) // past evs.suspect_timeout (5 s)
+	mustExec(t, p, "INSERT INTO sbtest.t VALUES (1,1),(2,2)")
+	var size string
+	if err := p.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='WSREP_CLUSTER_SIZE'").Scan(&size); err != nil || size != "2" {
+		t.Fatalf("cluster size %q (%v) with node 3 cut off, want 2", size, err)
+	}
+	did, err := c.Heal(ctx)
+	if err != nil || len(did) == 0 || did[0] != "node3 reconnected" {
+		t.Fatalf("heal: %v %v", did, err)
+	}
+	t.Logf("healed: %v", did)
+	ck, err := c.Verify(ctx, "sbtest", []string{"t"}, "after reconnecting", time.Minute)
+	if err != nil || !ck.Equal || ck.Nodes[2].Tables[0].Rows != 2 {
+		t.Fatalf("after reconnecting: %+v %v", ck, err)
+	}
+}
