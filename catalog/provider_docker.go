@@ -12,6 +12,6 @@ var dockerProvider = Descriptor{
 	Name:         Docker,
 	Doc:          "a container of a local image (make docker-image builds " + DefaultDockerImage + ")",
 	Keys:         []string{"image", "tmpdir"},
-	Caps:         Caps(Liveness, PID, Restarts, Images, Limits, Profiles),
+	Caps:         Caps(Liveness, PID, Restarts, Images, Limits, Profiles, Topologies),
 	DefaultImage: DefaultDockerImage,
 }

@@ -328,8 +328,7 @@ func (d *decoder) events(v any, m *Manifest) {
 		switch ev.Action {
 		case ActionStop, ActionKill, ActionPause, ActionResume, ActionStart:
 		case ActionDisconnect, ActionReconnect:
-			d.problem("events.action", "%s: %q needs a Docker topology (one container per node on a private network), which is not built yet; the sandbox has %s",
-				key, ev.Action, strings.Join(sandboxActions, ", "))
+			// provider docker only: checked in validateTopology
 		default:
 			d.problem("events.action", "%s: unknown action %q (known: %s, disconnect, reconnect)", key, ev.Action, strings.Join(sandboxActions, ", "))
 		}
@@ -360,7 +359,7 @@ func (d *decoder) checkTopologyParam(m *Manifest, prov catalog.Descriptor, key s
 func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
 	if m.Topology.IsCluster() {
 		if prov.Name == catalog.External {
-			d.problem("topology", "a topology on the external provider needs one DSN per node (a dsns list), which is not built yet; use provider = \"sandbox\"")
+			d.problem("topology", "a topology on the external provider needs one DSN per node (a dsns list), which is not built yet; use provider = \"sandbox\" or \"docker\"")
 		} else {
 			d.needs(prov, catalog.Topologies, "topology.kind", "[topology] kind = \""+m.Topology.Kind+"\"")
 		}
@@ -373,6 +372,12 @@ func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
 	}
 	for _, ax := range m.Axes {
 		varies = varies || IsTopologyKey(ax.Name)
+	}
+	for i, ev := range m.Events {
+		if (ev.Action == ActionDisconnect || ev.Action == ActionReconnect) && prov.Name != catalog.Docker {
+			d.problem("events.action", "events[%d]: %q needs provider = \"docker\" (one container per node on a private network, cut off and healed with docker network disconnect/connect); the %s provider has %s",
+				i+1, ev.Action, prov.Name, strings.Join(sandboxActions, ", "))
+		}
 	}
 	if len(m.Events) > 0 && !m.Topology.IsCluster() && !varies {
 		d.problem("events", "node events need a [topology] (kind = \"replicas\" or \"galera\")")

@@ -73,6 +73,19 @@ func TestTopologyAxisRebuilds(t *testing.T) {
 	}
 }
 
+// A docker topology resolves, with disconnect and reconnect events.
+func TestDockerTopologyResolves(t *testing.T) {
+	t.Parallel()
+	p, err := resolve("m.toml", "[server]\nprovider = \"docker\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n"+
+		"[[events]]\nat = \"2s\"\nnode = 2\naction = \"disconnect\"\n[[events]]\nat = \"4s\"\nnode = 2\naction = \"reconnect\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Cells[0].Topology.NodeCount(); n != 3 || len(p.Manifest.Events) != 2 {
+		t.Fatalf("nodes %d, events %+v", n, p.Manifest.Events)
+	}
+}
+
 func TestTopologyProblems(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -86,7 +99,7 @@ func TestTopologyProblems(t *testing.T) {
 		{"writers some", "[topology]\nkind = \"galera\"\nwriters = \"some\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.writers", "not \"some\""}},
 		{"events without a topology", "[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"events: node events need a [topology]"}},
 		{"event on a missing node", "[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but the topology has 2"}},
-		{"disconnect on sandboxes", "[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"disconnect\"\n", []string{"line 8: events.action", "needs a Docker topology"}},
+		{"disconnect on sandboxes", "[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"disconnect\"\n", []string{"line 8: events.action", "needs provider = \"docker\""}},
 		{"unknown action", "[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"reboot\"\n", []string{"unknown action \"reboot\""}},
 		{"metric kind", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\nsql = \"SELECT 1\"\nkind = \"counter\"\n", []string{"line 6: observe.metric.kind", "\"counter\" is not \"rate\" or \"gauge\""}},
 		{"metric without sql", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\n", []string{"observe.metric.sql", "missing"}},
@@ -94,7 +107,6 @@ func TestTopologyProblems(t *testing.T) {
 		{"external", "[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"topology: a topology on the external provider needs one DSN per node"}},
 		{"event beyond a scenario's nodes", "[workload]\nname = \"oltp_insert\"\n[scenarios]\nr1 = { topology = \"replicas\", replicas = 1 }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but cell r1 has 2 nodes"}},
 		{"event on a single-server scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\none = { topology = \"single\" }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"cell one runs on one server"}},
-		{"docker", "[server]\nprovider = \"docker\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 4: topology.kind", "\"topologies\" capability, which provider docker lacks"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -37,7 +37,8 @@ const verifyTimeout = 2 * time.Minute
 
 // openTopology starts the cell's cluster (Opener).
 func openTopology(ctx context.Context, spec experiment.ServerSpec, s StartSpec) (server.Server, error) {
-	return topology.Open(ctx, topology.Config{Topology: *s.Topology, Binary: spec.Binary, TempDir: spec.TempDir, Startup: s.Startup})
+	return topology.Open(ctx, topology.Config{Topology: *s.Topology, Binary: spec.Binary, TempDir: spec.TempDir, Startup: s.Startup,
+		Provider: spec.Provider, Image: s.Image})
 }
 
 // topologyChanged reports whether the cell needs another cluster than the

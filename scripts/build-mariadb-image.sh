@@ -2,11 +2,12 @@
 # build-mariadb-image.sh [--force] [TAG]
 #
 # Builds a local MariaDB Docker image without any registry: debootstrap a
-# minimal Debian bookworm root with mariadb-server from the Debian mirror
+# minimal Debian bookworm root with mariadb-server, galera-4 and rsync (a
+# Galera topology's wsrep provider and state transfer) from the Debian mirror
 # this machine's apt already uses, add a small entrypoint, and `docker
 # import` the tree. Default TAG: benchmatrix/mariadb:10.11.
 #
-# Idempotent: does nothing if TAG exists, unless --force. The debootstrap
+# Idempotent: does nothing if TAG exists with Galera and rsync, unless --force. The debootstrap
 # tree is cached under $BENCHMATRIX_CACHE (default /var/cache/benchmatrix),
 # so a forced rebuild takes seconds. Runs as root on Debian/Ubuntu.
 #
@@ -49,9 +50,15 @@ if ! docker info >/dev/null 2>&1; then
 	say "no Docker engine responds (docker info failed)"
 	exit 1
 fi
+# PACKAGES go into the root; GALERA is the wsrep provider a topology loads.
+PACKAGES=mariadb-server,galera-4,rsync
+GALERA=/usr/lib/galera/libgalera_smm.so
 if [ "$FORCE" = 0 ] && docker image inspect "$TAG" >/dev/null 2>&1; then
-	say "$TAG exists; nothing to do (--force rebuilds)"
-	exit 0
+	if docker run --rm --entrypoint /bin/sh "$TAG" -c "test -e $GALERA && command -v rsync" >/dev/null 2>&1; then
+		say "$TAG exists; nothing to do (--force rebuilds)"
+		exit 0
+	fi
+	say "$TAG lacks galera-4 or rsync (an image from before topologies): rebuilding"
 fi
 if [ "$(id -u)" != 0 ]; then
 	say "must run as root (debootstrap needs it)"
@@ -121,7 +128,7 @@ if [ ! -f "$ROOT/.benchmatrix-complete" ]; then
 	say "debootstrap $SUITE from $MIRROR into $ROOT (a few minutes the first time)"
 	rm -rf "$ROOT"
 	mkdir -p "$CACHE"
-	if ! debootstrap --variant=minbase --include=mariadb-server "$SUITE" "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1; then
+	if ! debootstrap --variant=minbase --include=$PACKAGES "$SUITE" "$ROOT" "$MIRROR" >"$CACHE/debootstrap.log" 2>&1; then
 		tail -n 20 "$CACHE/debootstrap.log" >&2
 		say "debootstrap failed; full log in $CACHE/debootstrap.log"
 		exit 1
@@ -133,6 +140,20 @@ if [ ! -f "$ROOT/.benchmatrix-complete" ]; then
 	touch "$ROOT/.benchmatrix-complete"
 else
 	say "using cached root $ROOT"
+fi
+# A root cached before topologies may lack galera-4 or rsync.
+if [ ! -e "$ROOT$GALERA" ] || [ ! -x "$ROOT/usr/bin/rsync" ]; then
+	say "adding galera-4 and rsync to the cached root"
+	mount -t proc proc "$ROOT/proc"
+	trap 'umount "$ROOT/proc" 2>/dev/null || true' EXIT
+	if ! { chroot "$ROOT" apt-get update && DEBIAN_FRONTEND=noninteractive chroot "$ROOT" apt-get install -y galera-4 rsync; } >>"$CACHE/debootstrap.log" 2>&1; then
+		umount "$ROOT/proc"
+		say "installing galera-4 and rsync in $ROOT failed; see $CACHE/debootstrap.log"
+		exit 1
+	fi
+	chroot "$ROOT" apt-get clean
+	umount "$ROOT/proc"
+	trap - EXIT
 fi
 
 cat >"$ROOT/entrypoint.sh" <<'EOF'

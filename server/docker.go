@@ -51,6 +51,10 @@ type DockerConfig struct {
 	// sync_binlog and innodb_flush_log_at_trx_commit axes: use it only
 	// for experiments that do not measure durability.
 	Tmpfs bool
+	// Network, when set, is the private network of a topology's nodes
+	// (docker_node.go): the container runs on it alone, its port published
+	// on a fixed host port.
+	Network *DockerNetwork
 }
 
 // Docker labels: the owner's process id and host let RemoveStaleContainers
@@ -103,6 +107,8 @@ type Docker struct {
 	pid      int    // host pid of its server, 0 if not visible from here
 
 	lim dockerLimits // resource limits (limits_docker.go)
+
+	hostPort string // fixed published port of a topology node (docker_node.go)
 }
 
 var (
@@ -295,6 +301,7 @@ func (d *Docker) launch(ctx context.Context, startup []Setting) error {
 		hc.RestartPolicy = dc.RestartPolicy{Name: "no"}
 		hc.PortBindings = map[dc.Port][]dc.PortBinding{"3306/tcp": {{HostIP: bindIP}}}
 		d.hostLimits(hc)
+		d.onNetwork(hc) // docker_node.go
 	})
 	if err != nil {
 		return hidePassword(fmt.Errorf("run docker image %s: %w", d.cfg.Image, err), d.password)

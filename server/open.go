@@ -73,6 +73,10 @@ var implementations = map[catalog.ProviderName]implementation{
 			for _, c := range removed {
 				report("container " + c)
 			}
+			nets, _ := RemoveStaleNetworks(ctx) // docker_node.go
+			for _, n := range nets {
+				report("network " + n)
+			}
 		},
 		zero: (*Docker)(nil),
 	},

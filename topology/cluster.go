@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/server"
 )
@@ -35,6 +36,10 @@ type Config struct {
 	Log io.Writer
 	// ReadyTimeout bounds each node's start and the cluster's forming.
 	ReadyTimeout time.Duration
+	// Provider is sandbox (default) or docker; Image is docker's image
+	// (docker.go).
+	Provider catalog.ProviderName
+	Image    string
 }
 
 // Role is what a node is in its topology.
@@ -51,12 +56,14 @@ const (
 type Node struct {
 	Name string // node1, node2, ...
 	Role Role
-	srv  *server.Sandbox
+	srv  nodeServer // *server.Sandbox or *server.Docker (docker.go)
 	// opts are the node's own startup options (server_id, wsrep
 	// addresses); join are those it starts again with after a fault.
 	opts, join []server.Setting
 	galera     galeraPorts
 	paused     bool // by a pause event, until resumed
+	// disconnected by a disconnect event, until reconnected (docker.go)
+	disconnected bool
 }
 
 // Server is the node's server.
@@ -73,6 +80,8 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	startup []server.Setting
+
+	docker dockerCluster // the docker provider's network (docker.go)
 }
 
 var _ interface {
@@ -99,6 +108,9 @@ func Open(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			_ = c.Stop(sctx)
 		}
 	}()
+	if err = c.openDocker(ctx); err != nil { // docker.go
+		return nil, err
+	}
 	switch cfg.Topology.Kind {
 	case experiment.TopologyReplicas:
 		err = c.openReplicas(ctx)
@@ -121,6 +133,9 @@ func (c *Cluster) Topology() experiment.Topology { return c.cfg.Topology }
 
 // startNode starts one more sandbox as node i (from 1).
 func (c *Cluster) startNode(ctx context.Context, n *Node, dirOwner string) error {
+	if c.isDocker() {
+		return c.startContainer(ctx, n) // docker.go
+	}
 	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Binary: c.cfg.Binary, TempDir: c.cfg.TempDir,
 		Startup: append(c.Startup(), n.opts...), ReadyTimeout: c.cfg.ReadyTimeout, DirOwner: dirOwner})
 	if err != nil {
@@ -209,6 +224,9 @@ func (c *Cluster) Stop(ctx context.Context) error {
 		if err := n.srv.Stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", n.Name, err))
 		}
+	}
+	if err := c.docker.remove(); err != nil { // docker.go
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -35,6 +35,8 @@ func (c *Cluster) Do(ctx context.Context, ev experiment.Event) error {
 		return n.srv.Resume()
 	case experiment.ActionStart:
 		return c.startAgain(ctx, n)
+	case experiment.ActionDisconnect, experiment.ActionReconnect:
+		return c.network(n, ev.Action) // docker.go
 	}
 	return fmt.Errorf("action %q is not available on sandbox nodes", ev.Action)
 }
@@ -48,8 +50,15 @@ func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
 		}
 		return nil
 	}
+	c.refreshJoin(n) // docker.go
 	if err := n.srv.Restart(ctx, append(c.Startup(), n.join...)); err != nil {
 		return fmt.Errorf("%s did not come back: %w", n.Name, err)
+	}
+	n.disconnected = false // a new container is on the network
+	if n.Role == Primary {
+		if err := c.repointReplicas(ctx); err != nil { // docker.go
+			return err
+		}
 	}
 	if c.cfg.Topology.Kind == experiment.TopologyGalera {
 		return c.waitNodeSynced(ctx, n, time.Now().Add(c.cfg.ReadyTimeout))
@@ -66,6 +75,12 @@ func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
 func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
 	var did []string
 	for _, n := range c.nodes {
+		if n.disconnected { // docker.go
+			if err := c.network(n, experiment.ActionReconnect); err != nil {
+				return did, err
+			}
+			did = append(did, n.Name+" reconnected")
+		}
 		switch {
 		case n.paused:
 			n.paused = false

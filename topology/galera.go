@@ -49,7 +49,7 @@ func CheckGalera() error {
 }
 
 func (c *Cluster) openGalera(ctx context.Context) error {
-	if err := CheckGalera(); err != nil {
+	if err := CheckGalera(); err != nil && !c.isDocker() { // docker.go: the image has it
 		return err
 	}
 	t := c.cfg.Topology
@@ -84,6 +84,9 @@ func (c *Cluster) openGalera(ctx context.Context) error {
 }
 
 func (c *Cluster) galeraOpts(n *Node, id int, addrs []string) []server.Setting {
+	if c.isDocker() {
+		return c.dockerGaleraOpts(n, id) // docker.go
+	}
 	popts := "gmcast.listen_addr=tcp://127.0.0.1:" + strconv.Itoa(n.galera.gcomm) +
 		";ist.recv_addr=127.0.0.1:" + strconv.Itoa(n.galera.ist)
 	if fc := c.cfg.Topology.FCLimit; fc > 0 {
@@ -113,6 +116,7 @@ func (c *Cluster) restartGalera(ctx context.Context) error {
 	// runner reloads the data after a crash, so it may.
 	safeToBootstrap(c.nodes[0].srv.Info().Datadir)
 	for i, n := range c.nodes {
+		c.refreshJoin(n) // docker.go
 		opts := n.join
 		if i == 0 {
 			opts = append(append([]server.Setting(nil), n.join...), server.Setting{Name: "wsrep_new_cluster", Value: "true"})

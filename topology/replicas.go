@@ -55,12 +55,14 @@ func (c *Cluster) openReplicas(ctx context.Context) error {
 
 // replicate points a replica at the primary and starts it.
 func (c *Cluster) replicate(ctx context.Context, n *Node) error {
-	primary := c.nodes[0].srv.Endpoint()
-	host, port, _ := splitAddr(primary.Addr)
+	host, port, pw, err := c.primaryAddr() // docker.go
+	if err != nil {
+		return err
+	}
 	return exec(ctx, n,
 		"STOP SLAVE",
-		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='%s', MASTER_PORT=%d, MASTER_USER='root', MASTER_PASSWORD='', "+
-			"MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos", host, port),
+		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='%s', MASTER_PORT=%d, MASTER_USER='root', MASTER_PASSWORD='%s', "+
+			"MASTER_CONNECT_RETRY=1, MASTER_USE_GTID=slave_pos", host, port, pw),
 		"START SLAVE")
 }
 
@@ -100,6 +102,9 @@ func (c *Cluster) restartReplicas(ctx context.Context) error {
 		if err := n.srv.Restart(ctx, append(c.Startup(), n.opts...)); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
+	}
+	if err := c.repointReplicas(ctx); err != nil { // docker.go
+		return err
 	}
 	return c.waitReplicasRunning(ctx)
 }
