@@ -120,8 +120,13 @@ func (c *Cluster) checkNode(ctx context.Context, n *Node, primary bool, schema s
 				n.Name, target, timeout, st["Slave_IO_Running"], st["Slave_SQL_Running"], st["Last_IO_Error"], st["Last_SQL_Error"])
 		}
 	default:
-		// Galera: every read of this session first waits until the node
-		// applied what the cluster committed before it.
+		// Galera: a node that was cut off (paused past the suspect timeout,
+		// disconnected) may still be rejoining: wait until it is Synced in
+		// the whole cluster, then every read of this session first waits
+		// until the node applied what the cluster committed before it.
+		if err := c.waitNodeSynced(ctx, n, time.Now().Add(timeout)); err != nil {
+			return nil, err
+		}
 		if _, err := db.ExecContext(ctx, "SET SESSION wsrep_sync_wait = 1"); err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
