@@ -447,8 +447,24 @@ type cellTrend struct {
 }
 
 // cellTrends runs the Mann-Kendall test on each cell's tps in the order its
-// repeats ran (by start time, then index).
+// repeats ran.
 func cellTrends(r *Run) []cellTrend {
+	var out []cellTrend
+	for _, s := range tpsByRepeat(r) {
+		out = append(out, cellTrend{Name: s.name, Trend: MannKendall(s.tps)})
+	}
+	return out
+}
+
+// repeatSeries is one cell's tps per successful repeat, in run order.
+type repeatSeries struct {
+	name string
+	tps  []float64
+}
+
+// tpsByRepeat is every cell's tps over its successful repeats in the order
+// they ran (by index), cells in run order.
+func tpsByRepeat(r *Run) []repeatSeries {
 	var order []string
 	by := map[string][]Cell{}
 	for _, c := range r.Cells {
@@ -457,17 +473,17 @@ func cellTrends(r *Run) []cellTrend {
 		}
 		by[c.Name] = append(by[c.Name], c)
 	}
-	var out []cellTrend
+	var out []repeatSeries
 	for _, name := range order {
 		cs := by[name]
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		var xs []float64
+		s := repeatSeries{name: name}
 		for _, c := range cs {
 			if c.Status == CellOK && c.Result != nil {
-				xs = append(xs, c.Result.TPS())
+				s.tps = append(s.tps, c.Result.TPS())
 			}
 		}
-		out = append(out, cellTrend{Name: name, Trend: MannKendall(xs)})
+		out = append(out, s)
 	}
 	return out
 }

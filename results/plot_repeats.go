@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -22,31 +21,10 @@ import (
 // drawn (the trend test needs 3).
 const minRepeatsForFigure = 3
 
-// repeatSeries is one cell's tps per repeat, in run order.
-type repeatSeries struct {
-	name string
-	tps  []float64
-}
-
+// repeatSeriesOf is the cells with enough repeats to draw.
 func repeatSeriesOf(r *Run) []repeatSeries {
-	var order []string
-	by := map[string][]Cell{}
-	for _, c := range r.Cells {
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
-		}
-		by[c.Name] = append(by[c.Name], c)
-	}
 	var out []repeatSeries
-	for _, name := range order {
-		cs := by[name]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		s := repeatSeries{name: name}
-		for _, c := range cs {
-			if c.Status == CellOK && c.Result != nil {
-				s.tps = append(s.tps, c.Result.TPS())
-			}
-		}
+	for _, s := range tpsByRepeat(r) {
 		if len(s.tps) >= minRepeatsForFigure {
 			out = append(out, s)
 		}

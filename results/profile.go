@@ -486,12 +486,12 @@ func costTable(r *Run, key string) []costRow {
 		for _, t := range p.off {
 			off = append(off, t)
 		}
-		row.On, row.Off = median(on), median(off)
+		row.On, row.Off = Median(on), Median(off)
 		if len(row.Ratios) == 0 {
 			continue
 		}
 		sort.Float64s(row.Ratios)
-		row.Ratio = median(row.Ratios)
+		row.Ratio = Median(row.Ratios)
 		rows = append(rows, row)
 	}
 	return rows
@@ -514,19 +514,6 @@ func otherParams(ps []experiment.Param, skip string) string {
 		}
 	}
 	return strings.Join(out, ",")
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // CostVerdict says whether a cost differs between cells by more than the

@@ -7,11 +7,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	dc "github.com/ory/dockertest/v3/docker"
@@ -187,26 +185,7 @@ func startNetworkReaper(id string) *reaper {
 	if _, err := exec.LookPath("docker"); err != nil {
 		return nil
 	}
-	cmd := exec.Command("/bin/sh", "-c", networkReaperScript, "benchmatrix-reaper", id)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	r := &reaper{done: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // the parent-death signal follows the forking thread
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(r.done)
-			return
-		}
-		r.proc = cmd.Process
-		started <- nil
-		_ = cmd.Wait()
-		close(r.done)
-	}()
-	if err := <-started; err != nil {
-		return nil
-	}
-	return r
+	return launchReaper(exec.Command("/bin/sh", "-c", networkReaperScript, "benchmatrix-reaper", id))
 }
 
 // RemoveStaleNetworks removes the networks that benchmatrix processes on

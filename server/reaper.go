@@ -30,16 +30,17 @@ type reaper struct {
 // startReaper starts the reaper of container id with host datadir dir; nil
 // when it cannot (no docker CLI, no shell).
 func startReaper(id, dir string) *reaper {
-	dockerCLI, err := exec.LookPath("docker")
-	if err != nil {
+	if _, err := exec.LookPath("docker"); err != nil {
 		return nil
 	}
-	_ = dockerCLI
-	cmd := exec.Command("/bin/sh", "-c", reaperScript, "benchmatrix-reaper", id, dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:   true, // a terminal's Ctrl-C goes to benchmatrix, which stops the container itself
-		Pdeathsig: syscall.SIGTERM,
-	}
+	return launchReaper(exec.Command("/bin/sh", "-c", reaperScript, "benchmatrix-reaper", id, dir))
+}
+
+// launchReaper starts a reaper's shell: in its own process group (a
+// terminal's Ctrl-C goes to benchmatrix, which removes what it made
+// itself), with the parent-death signal; nil when it cannot start.
+func launchReaper(cmd *exec.Cmd) *reaper {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	r := &reaper{done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
