@@ -46,6 +46,12 @@ const (
 	// (a primary with replicas, a Galera cluster), each stopped, killed,
 	// paused, resumed and started again in place (server/node.go).
 	Topologies Capability = "topologies"
+	// ExistingTopologies: the provider reaches the nodes of a topology
+	// someone else runs, one DSN per node (node 1 the primary): checked to
+	// be the declared replicas or Galera cluster, sampled and verified per
+	// node like a started one, but never stopped, paused or rebuilt, and
+	// every global changed on any node put back (topology/attach.go).
+	ExistingTopologies Capability = "existing-topologies"
 )
 
 // Set is a set of capabilities.

@@ -11,9 +11,10 @@ const PasswordEnv = "BENCHMATRIX_PASSWORD"
 var externalProvider = Descriptor{
 	Name: External,
 	Doc:  "an existing server reached by a DSN (password in $" + PasswordEnv + ")",
-	Keys: []string{"dsn"},
-	Caps: Caps(RestoresGlobals),
+	Keys: []string{"dsn", "dsns"},
+	Caps: Caps(RestoresGlobals, ExistingTopologies),
 	Required: map[string]string{
-		"dsn": "provider external needs a server: give --dsn user@tcp(host:port)/schema or [server] dsn (the password in $" + PasswordEnv + ")",
+		"dsn": "provider external needs a server: give --dsn user@tcp(host:port)/schema or [server] dsn (the password in $" + PasswordEnv + "); " +
+			"a [topology] needs one DSN per node: [server] dsns = [...] or --dsn once per node, the primary first",
 	},
 }

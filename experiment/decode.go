@@ -405,6 +405,8 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 			m.Server.Image, _ = d.str(key, v)
 		case "dsn":
 			m.Server.DSN, _ = d.str(key, v)
+		case "dsns":
+			d.dsns(key, v, m) // topology.go
 		case "machine":
 			m.Server.Machine, _ = d.str(key, v)
 		case "schema":
@@ -436,7 +438,7 @@ func (d *decoder) server(t map[string]any, m *Manifest) {
 		case "cache", "cache_size":
 			d.cacheKey(key, k, v, m) // cache.go
 		default:
-			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, schema, machine, cache, cache_size, config)")
+			d.problem(key, "unknown key (known: provider, binary, tmpdir, image, dsn, dsns, schema, machine, cache, cache_size, config)")
 		}
 	}
 }

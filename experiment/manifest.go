@@ -108,6 +108,10 @@ type ServerSpec struct {
 	// DSN reaches an external server (provider external); its password is
 	// never stored: give it in BENCHMATRIX_PASSWORD, or in the DSN.
 	DSN string `json:"-"`
+	// DSNs reach the nodes of a topology someone else runs (provider
+	// external with a [topology]), node 1 the primary; DSN is then node
+	// 1's. Never stored, as DSN.
+	DSNs []string `json:"-"`
 	// Schema is the database the workload's tables live in.
 	Schema string  `json:"schema"`
 	Config []Param `json:"config"` // [server.config]: startup options for every cell

@@ -48,7 +48,10 @@ type Flags struct {
 	Repeats  int    // --repeats, 0 = the manifest's
 	Provider string // --provider
 	DSN      string // --dsn
-	Observe  *bool  // --observe on|off
+	// DSNs are --dsn given more than once: the nodes of a topology on
+	// the external provider, node 1 (the primary) first.
+	DSNs    []string
+	Observe *bool // --observe on|off
 	// Seed is the shuffle seed of a run being resumed or rerun.
 	Seed int64
 	// Rerun is the plan of a stored run being run again: its cells keep
@@ -75,8 +78,12 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 		m.Server.Provider = catalog.ProviderName(f.Provider)
 	}
 	if f.DSN != "" {
-		m.Server.DSN = f.DSN
+		m.Server.DSN, m.Server.DSNs = f.DSN, nil
 	}
+	if len(f.DSNs) > 0 {
+		m.Server.DSN, m.Server.DSNs = "", append([]string(nil), f.DSNs...)
+	}
+	d.nodeDSNs(&m) // topology.go
 	if f.Repeats < 0 {
 		d.problems = append(d.problems, Problem{Key: "--repeats", Msg: "must be at least 1"})
 	} else if f.Repeats > 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"benchmatrix/catalog"
 	"benchmatrix/oltp"
 )
@@ -349,29 +351,109 @@ func (d *decoder) checkTopologyParam(m *Manifest, prov catalog.Descriptor, key s
 		d.problem(key, "%v", err)
 		return
 	}
-	if p.Name != "topology" || p.Value != TopologySingle {
+	switch {
+	case p.Name == "topology" && p.Value == TopologySingle:
+	case prov.Caps.Has(catalog.ExistingTopologies):
+		if p.Name != "fc_limit" {
+			d.problem(key, "%s cannot vary on provider %s: the topology is the servers its DSNs name (only fc_limit, set live and put back, can)", p.Name, prov.Name)
+		}
+	default:
 		d.needs(prov, catalog.Topologies, key, "a topology ("+p.Name+" = "+p.Value+")")
+	}
+}
+
+// dsns decodes [server] dsns: the nodes of an existing topology.
+func (d *decoder) dsns(key string, v any, m *Manifest) {
+	arr, ok := v.([]any)
+	if !ok {
+		d.problem(key, "want an array of DSNs, one per node, the primary first, got a %s", typeName(v))
+		return
+	}
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			d.problem(key, "node %d: want a DSN such as \"bench@tcp(db2:3306)/sbtest\"", i+1)
+			continue
+		}
+		m.Server.DSNs = append(m.Server.DSNs, s)
+	}
+}
+
+// nodeDSNs checks the DSNs of an existing topology and makes node 1's the
+// server's DSN (the workload's and the schema's): they must all parse and
+// name the same database, if any.
+func (d *decoder) nodeDSNs(m *Manifest) {
+	if len(m.Server.DSNs) == 0 {
+		return
+	}
+	if m.Server.DSN != "" {
+		d.problem("server.dsns", "give dsn (one server) or dsns (one per node of a [topology]), not both")
+		return
+	}
+	db := ""
+	for i, s := range m.Server.DSNs {
+		c, err := mysql.ParseDSN(s)
+		if err != nil {
+			d.problem("server.dsns", "node %d: %s", i+1, Redact(err.Error()))
+			continue
+		}
+		if c.DBName == "" {
+			continue
+		}
+		if db == "" {
+			db = c.DBName
+		} else if c.DBName != db {
+			d.problem("server.dsns", "node %d names the database %q, node 1 %q: the workload's tables are in one schema, replicated to every node", i+1, c.DBName, db)
+		}
+	}
+	m.Server.DSN = m.Server.DSNs[0]
+}
+
+// validateExisting checks a topology on servers someone else runs: one
+// DSN per node, nothing that stops, pauses or rebuilds a node.
+func (d *decoder) validateExisting(m *Manifest, varies bool) {
+	n := 0
+	if m.Topology.IsCluster() {
+		n = m.Topology.NodeCount()
+	}
+	got, key := len(m.Server.DSNs), "server.dsns"
+	if got == 0 && m.Server.DSN != "" {
+		got, key = 1, "server.dsn"
+	}
+	switch {
+	case n == 0 && len(m.Server.DSNs) > 1:
+		d.problem("server.dsns", "%d DSNs are the nodes of a topology: add [topology] kind = \"replicas\" (replicas = %d) or \"galera\" (nodes = %d), or give one server as dsn",
+			len(m.Server.DSNs), len(m.Server.DSNs)-1, len(m.Server.DSNs))
+	case n > 0 && got != n:
+		d.problem(key, "the %s topology has %d nodes: give one DSN per node, node 1 (the %s) first, in [server] dsns or as --dsn once per node (got %d)",
+			m.Topology.Kind, n, map[bool]string{true: "primary", false: "first writer"}[m.Topology.Kind == TopologyReplicas], got)
+	}
+	if varies {
+		d.problem("topology", "on provider external the topology is the servers the DSNs name: its kind, nodes, replicas and semi_sync cannot vary by scenario or axis")
+	}
+	if len(m.Events) > 0 {
+		d.problem("events", "node events stop, kill, pause or cut off a server, and benchmatrix never does that to servers it does not own (provider external): drop [[events]] or run the topology on provider sandbox or docker")
 	}
 }
 
 // validateTopology checks [topology], the metrics and the events against
 // the provider and each other.
 func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
-	if m.Topology.IsCluster() {
-		if prov.Name == catalog.External {
-			d.problem("topology", "a topology on the external provider needs one DSN per node (a dsns list), which is not built yet; use provider = \"sandbox\" or \"docker\"")
-		} else {
-			d.needs(prov, catalog.Topologies, "topology.kind", "[topology] kind = \""+m.Topology.Kind+"\"")
-		}
+	existing := prov.Caps.Has(catalog.ExistingTopologies)
+	if m.Topology.IsCluster() && !existing {
+		d.needs(prov, catalog.Topologies, "topology.kind", "[topology] kind = \""+m.Topology.Kind+"\"")
 	}
 	varies := false
 	for _, sc := range m.Scenarios {
 		for _, p := range sc.Params {
-			varies = varies || IsTopologyKey(p.Name)
+			varies = varies || (IsTopologyKey(p.Name) && p.Name != "fc_limit")
 		}
 	}
 	for _, ax := range m.Axes {
-		varies = varies || IsTopologyKey(ax.Name)
+		varies = varies || (IsTopologyKey(ax.Name) && ax.Name != "fc_limit")
+	}
+	if existing {
+		d.validateExisting(m, varies)
 	}
 	for i, ev := range m.Events {
 		if (ev.Action == ActionDisconnect || ev.Action == ActionReconnect) && prov.Name != catalog.Docker {

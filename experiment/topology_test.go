@@ -88,6 +88,7 @@ func TestDockerTopologyResolves(t *testing.T) {
 
 func TestTopologyProblems(t *testing.T) {
 	t.Parallel()
+	const ext = "[server]\nprovider = \"external\"\n"
 	cases := []struct {
 		name, src string
 		want      []string
@@ -104,7 +105,16 @@ func TestTopologyProblems(t *testing.T) {
 		{"metric kind", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\nsql = \"SELECT 1\"\nkind = \"counter\"\n", []string{"line 6: observe.metric.kind", "\"counter\" is not \"rate\" or \"gauge\""}},
 		{"metric without sql", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"x\"\n", []string{"observe.metric.sql", "missing"}},
 		{"bad topology axis", "[workload]\nname = \"oltp_insert\"\n[axes]\nreplicas = [1, 0]\n", []string{"line 4: axes.replicas", "1 to 8 replicas"}},
-		{"external", "[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"topology: a topology on the external provider needs one DSN per node"}},
+		{"external with one dsn", "[server]\nprovider = \"external\"\ndsn = \"u@tcp(h:3306)/\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: server.dsn: the replicas topology has 2 nodes: give one DSN per node", "(got 1)"}},
+		{"external dsns too few", ext + "dsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: server.dsns: the galera topology has 3 nodes", "(got 2)"}},
+		{"external dsns without a topology", ext + "dsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: server.dsns: 2 DSNs are the nodes of a topology", "replicas = 1"}},
+		{"external dsn and dsns", ext + "dsn = \"u@tcp(a:3306)/\"\ndsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"server.dsns: give dsn (one server) or dsns"}},
+		{"external dsns databases", ext + "dsns = [\"u@tcp(a:3306)/shop\", \"u@tcp(b:3306)/other\"]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"node 2 names the database \"other\", node 1 \"shop\""}},
+		{"external dsns not strings", ext + "dsns = [\"u@tcp(a:3306)/\", 3]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: server.dsns: node 2: want a DSN"}},
+		{"external events", ext + "dsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"stop\"\n",
+			[]string{"events: node events stop, kill, pause or cut off a server, and benchmatrix never does that to servers it does not own"}},
+		{"external topology axis", ext + "dsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[axes]\nsemi_sync = [false, true]\n",
+			[]string{"line 9: axes.semi_sync: semi_sync cannot vary on provider external"}},
 		{"event beyond a scenario's nodes", "[workload]\nname = \"oltp_insert\"\n[scenarios]\nr1 = { topology = \"replicas\", replicas = 1 }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but cell r1 has 2 nodes"}},
 		{"event on a single-server scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\none = { topology = \"single\" }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"cell one runs on one server"}},
 	}
@@ -125,5 +135,35 @@ func TestTopologyProblems(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An existing topology: one DSN per node, in [server] dsns or as --dsn
+// flags; node 1's DSN is the server's, its database the schema; fc_limit
+// may vary (set live, put back).
+func TestExistingTopologyResolves(t *testing.T) {
+	t.Parallel()
+	src := "[server]\nprovider = \"external\"\ndsns = [\"u@tcp(a:3306)/shop\", \"u@tcp(b:3306)/shop\", \"u@tcp(c:3306)/\"]\n" +
+		"[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[axes]\nfc_limit = [16, 64]\n"
+	p, err := resolve("m.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Manifest.Server; len(s.DSNs) != 3 || s.DSN != s.DSNs[0] || s.Schema != "shop" {
+		t.Fatalf("server %+v", s)
+	}
+	if len(p.Cells) != 2 || p.Cells[0].Topology.Key() != p.Cells[1].Topology.Key() || p.Cells[1].Topology.FCLimit != 64 {
+		t.Fatalf("fc_limit cells: %+v", p.Cells)
+	}
+	m, err := Parse("m.toml", "[server]\nprovider = \"external\"\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = Resolve(m, Flags{DSNs: []string{"u@tcp(a:3306)/", "u@tcp(b:3306)/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Manifest.Server; len(s.DSNs) != 2 || s.DSN != "u@tcp(a:3306)/" {
+		t.Fatalf("--dsn twice: %+v", s)
 	}
 }

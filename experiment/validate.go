@@ -259,5 +259,5 @@ func (d *decoder) providerOwns(m *Manifest, prov catalog.Descriptor) {
 // their values (after the flags).
 func (s ServerSpec) providerKeys() map[string]string {
 	return map[string]string{"binary": s.Binary, "tmpdir": s.TempDir, "image": s.Image, "dsn": s.DSN,
-		"cache": s.Cache, "cache_size": s.CacheSize} // cache.go
+		"dsns": strings.Join(s.DSNs, " "), "cache": s.Cache, "cache_size": s.CacheSize} // cache.go
 }

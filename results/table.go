@@ -132,6 +132,7 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
 	}
 	writeTimeEnv(w, r.Time) // timing.go
+	writeDataEnv(w, r)      // timing.go
 	fmt.Fprintf(w, "\n## Results\n\n")
 	header, rows := ComparisonRows(r)
 	if err := writeMarkdownTable(w, header, rows); err != nil {

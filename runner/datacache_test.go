@@ -61,6 +61,13 @@ func TestDataCacheSecondRunRestores(t *testing.T) {
 	if !c1.Change.Reload {
 		t.Fatal("a cache restore is a data reload in the plan's terms")
 	}
+	var md strings.Builder
+	if err := results.WriteMarkdown(&md, second); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| data | restored from the data cache 1 ("; !strings.Contains(md.String(), want) || !strings.Contains(md.String(), "entry "+c0.DataCache) {
+		t.Fatalf("summary.md does not say the data came from cache entry %s:\n%s", c0.DataCache, md.String())
+	}
 	// A different data shape is not served the cached one.
 	third := runOnce(t, strings.Replace(cacheManifest(dir, ""), "table_size = 100000", "table_size = 100001", 1))
 	if c := third.Cells[0]; c.Data != "loaded" || c.DataCache == c0.DataCache {

@@ -50,6 +50,7 @@ func newFakeServer(startup []server.Setting) *fakeServer {
 	s := &fakeServer{flavor: catalog.MariaDB, globals: map[string]string{
 		"version": "10.11.0-MariaDB-fake", "max_connections": "151", "sync_binlog": "0",
 		"innodb_flush_log_at_trx_commit": "1", "innodb_doublewrite": "ON", "innodb_max_dirty_pages_pct": "90", "log_bin": "OFF",
+		"innodb_io_capacity": "200", "innodb_io_capacity_max": "2000",
 	}, readOnly: map[string]bool{}, snapshots: map[string]bool{}}
 	s.setStartup(startup)
 	return s

@@ -214,7 +214,7 @@ func TestResumeRunsOnlyTheRest(t *testing.T) {
 }
 
 // The drain waits for dirty pages, nudging innodb_max_dirty_pages_pct to 0
-// for the wait and putting it back after.
+// and raising the I/O budget for the wait, and putting all back after.
 func TestDrainNudgesAndRestores(t *testing.T) {
 	t.Parallel()
 	rig := newFakeRig()
@@ -228,8 +228,10 @@ func TestDrainNudgesAndRestores(t *testing.T) {
 		t.Fatalf("drain: %d dirty pages at start after %.2fs", run.Cells[1].DirtyPagesAtStart, run.Cells[1].DrainSeconds)
 	}
 	log := strings.Join(rig.srv.log, "; ")
-	if !strings.Contains(log, "set innodb_max_dirty_pages_pct=0; set innodb_max_dirty_pages_pct=90") || rig.srv.globals["innodb_max_dirty_pages_pct"] != "90" {
-		t.Fatalf("nudge not restored: %s", log)
+	want := "set innodb_io_capacity_max=40000; set innodb_io_capacity=20000; set innodb_max_dirty_pages_pct=0; " +
+		"set innodb_max_dirty_pages_pct=90; set innodb_io_capacity=200; set innodb_io_capacity_max=2000"
+	if !strings.Contains(log, want) || rig.srv.globals["innodb_max_dirty_pages_pct"] != "90" || rig.srv.globals["innodb_io_capacity"] != "200" {
+		t.Fatalf("nudges not set in order and restored in reverse:\n%s\nwant %s", log, want)
 	}
 }
 

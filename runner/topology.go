@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
@@ -37,8 +38,17 @@ const verifyTimeout = 2 * time.Minute
 
 // openTopology starts the cell's cluster (Opener).
 func openTopology(ctx context.Context, spec experiment.ServerSpec, s StartSpec) (server.Server, error) {
-	return topology.Open(ctx, topology.Config{Topology: *s.Topology, Binary: spec.Binary, TempDir: spec.TempDir, Startup: s.Startup,
-		Provider: spec.Provider, Image: s.Image})
+	cfg := topology.Config{Topology: *s.Topology, Binary: spec.Binary, TempDir: spec.TempDir, Startup: s.Startup,
+		Provider: spec.Provider, Image: s.Image, DSNs: spec.DSNs}
+	if spec.Provider == catalog.External {
+		// Existing servers, one DSN per node: checked, never started.
+		a, err := topology.Attach(ctx, cfg)
+		if err != nil {
+			return nil, err // not a nil *Attached in an interface
+		}
+		return a, nil
+	}
+	return topology.Open(ctx, cfg)
 }
 
 // topologyChanged reports whether the cell needs another cluster than the
@@ -49,8 +59,7 @@ func (r *Runner) topologyChanged(c *experiment.Cell) bool {
 
 // cluster is the running cluster, or nil on a single server.
 func (r *Runner) cluster() *topology.Cluster {
-	c, _ := r.srv.(*topology.Cluster)
-	return c
+	return topology.Of(r.srv)
 }
 
 // topologyRecord starts the cell's topology record.
@@ -102,6 +111,9 @@ func (r *Runner) healNodes(ctx context.Context, res *results.Cell) error {
 	}
 	if err == nil {
 		return nil
+	}
+	if _, borrowed := r.srv.(server.Borrowed); borrowed {
+		return fmt.Errorf("the existing topology is not as it was: %w", err)
 	}
 	fmt.Fprintf(r.log, "    the cluster did not heal (%v); starting it again\n", err)
 	r.loaded = ""

@@ -1,12 +1,18 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/experiment"
 	"benchmatrix/results"
@@ -238,5 +244,126 @@ kind = "rate"
 	}
 	if left := leftBehind(t); len(left) > 0 {
 		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// An existing primary with two replicas, reached with one DSN per node
+// (provider external, --dsn three times): every node sampled and its data
+// verified, the scenarios' globals set on every node and put back after the
+// run, the password nowhere, the servers and the user's tables untouched.
+func TestExistingReplicasRun(t *testing.T) {
+	needServer(t)
+	ctx := context.Background()
+	tmp := t.TempDir()
+	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 2}, TempDir: tmp,
+		Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Stop(context.Background()) })
+	open := func(n *topology.Node) *sql.DB {
+		c, _ := mysql.NewConnector(n.Endpoint())
+		db := sql.OpenDB(c)
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	primary := open(cl.Nodes()[0])
+	for _, q := range []string{
+		"CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '" + extPassword + "'",
+		"GRANT ALL ON *.* TO 'bench'@'127.0.0.1'",
+		"CREATE DATABASE shop", "CREATE TABLE shop.orders (id INT PRIMARY KEY)", "INSERT INTO shop.orders VALUES (1)",
+	} {
+		if _, err := primary.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dsns []string
+	before := map[string]string{}
+	for i, n := range cl.Nodes() {
+		db := open(n)
+		mustExecRunner(t, db, fmt.Sprintf("SET GLOBAL sync_binlog = %d", 3+i))
+		before[n.Name] = global(t, db, "sync_binlog") + "/" + global(t, db, "innodb_flush_log_at_trx_commit") + "/" + global(t, db, "innodb_max_dirty_pages_pct")
+		dsns = append(dsns, "bench:"+extPassword+"@tcp("+n.Endpoint().Addr+")/bmtest")
+	}
+	plan := planWith(t, `
+[experiment]
+name = "existing-replicas"
+duration = "3s"
+warmup = "0s"
+[server]
+provider = "external"
+[topology]
+kind = "replicas"
+replicas = 2
+[workload]
+name = "oltp_write_only"
+tables = 1
+table_size = 500
+threads = 2
+[scenarios]
+a = { sync_binlog = 1, innodb_flush_log_at_trx_commit = 1 }
+b = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 2 }
+`, experiment.Flags{DSNs: dsns})
+	dir := t.TempDir()
+	var log bytes.Buffer
+	run, err := Run(ctx, plan, Config{OutDir: dir, Log: io.MultiWriter(&log, testWriter{t})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range run.Cells {
+		if c.Status != results.CellOK {
+			t.Fatalf("cell %s %s: %s", c.Name, c.Status, c.Error)
+		}
+		if c.Topology == nil || len(c.Topology.Nodes) != 3 {
+			t.Fatalf("cell %s: topology %+v", c.Name, c.Topology)
+		}
+		if n := len(c.Topology.Checks); n == 0 || !c.Topology.Checks[n-1].Equal || c.Topology.Checks[n-1].When != "after the cell" {
+			t.Fatalf("cell %s: checks %+v", c.Name, c.Topology.Checks)
+		}
+	}
+	t.Logf("dirty pages before cell b: %d (the drain nudges when over its limit)", run.Cells[1].DirtyPagesAtStart)
+	if got := run.Cells[1].Effective["sync_binlog"]; got != "0" {
+		t.Fatalf("cell b ran with sync_binlog %q", got)
+	}
+	rows := readCSV(t, filepath.Join(dir, results.IntervalsFile))
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, name := range []string{"node2.seconds_behind", "node3.lag_trx", "node3.sql_running"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("intervals.csv has no %s: %v", name, rows[0])
+		}
+	}
+	for _, n := range cl.Nodes() {
+		db := open(n)
+		if got := global(t, db, "sync_binlog") + "/" + global(t, db, "innodb_flush_log_at_trx_commit") + "/" + global(t, db, "innodb_max_dirty_pages_pct"); got != before[n.Name] {
+			t.Errorf("%s: sync_binlog/flush_log_at_trx_commit/max_dirty_pages_pct (the drain's nudge) %s after the run, want its own %s back", n.Name, got, before[n.Name])
+		}
+		var orders int
+		if err := db.QueryRow("SELECT COUNT(*) FROM shop.orders").Scan(&orders); err != nil || orders != 1 {
+			t.Errorf("%s: the user's table: %d rows (%v)", n.Name, orders, err)
+		}
+		if !n.Server().(interface{ Alive() bool }).Alive() {
+			t.Errorf("%s was stopped", n.Name)
+		}
+	}
+	if strings.Contains(log.String(), extPassword) {
+		t.Fatal("password in the log output")
+	}
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(extPassword)) {
+				t.Errorf("password in %s", p)
+			}
+		}
+		return nil
+	})
+}
+
+func mustExecRunner(t *testing.T, db *sql.DB, q string) {
+	t.Helper()
+	if _, err := db.Exec(q); err != nil {
+		t.Fatalf("%s: %v", q, err)
 	}
 }

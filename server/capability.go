@@ -36,6 +36,14 @@ type Borrowed interface {
 	Recovered() []string
 }
 
+// ExistingNode is catalog.ExistingTopologies: a server someone else runs
+// as one node of a topology (topology/attach.go): Borrowed, and Galera's
+// provider options set one at a time and put back (gcs.fc_limit).
+type ExistingNode interface {
+	Borrowed
+	SetProviderOption(ctx context.Context, name, value string) error
+}
+
 // Implements reports whether srv has the methods of capability c. Only the
 // conformance test needs it: the runner trusts the declarations.
 func Implements(srv Server, c catalog.Capability) bool {
@@ -57,6 +65,9 @@ func Implements(srv Server, c catalog.Capability) bool {
 		return ok
 	case catalog.Limits:
 		_, ok := srv.(Limiter)
+		return ok
+	case catalog.ExistingTopologies:
+		_, ok := srv.(ExistingNode)
 		return ok
 	case catalog.Topologies:
 		_, ok := srv.(Node) // node.go
@@ -84,6 +95,6 @@ var (
 	} = (*Docker)(nil)
 	_ interface {
 		Server
-		Borrowed
+		ExistingNode
 	} = (*External)(nil)
 )

@@ -9,7 +9,7 @@ import (
 // Every provider's declared capabilities are exactly those its type has,
 // and every descriptor has an implementation (and the reverse).
 func TestProvidersConformToTheirDescriptors(t *testing.T) {
-	all := []catalog.Capability{catalog.Liveness, catalog.PID, catalog.Logs, catalog.Snapshots, catalog.RestoresGlobals, catalog.Limits, catalog.Profiles, catalog.Topologies}
+	all := []catalog.Capability{catalog.Liveness, catalog.PID, catalog.Logs, catalog.Snapshots, catalog.RestoresGlobals, catalog.Limits, catalog.Profiles, catalog.Topologies, catalog.ExistingTopologies}
 	names := catalog.ProviderNames()
 	if len(names) != len(implementations) {
 		t.Fatalf("catalog describes %v, server implements %d providers", names, len(implementations))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,10 @@ func ConnectExternal(ctx context.Context, cfg ExternalConfig) (*External, error)
 		// The driver's parse errors do not quote the DSN, but be sure.
 		return nil, fmt.Errorf("external server DSN: %w", hidePassword(hidePassword(err, cfg.DSN), cfg.Password))
 	}
+	// The database a DSN names is the workload's schema (the plan took
+	// it from there), which the runner creates if it is missing: the
+	// connection itself needs none.
+	c.DBName = ""
 	if c.Passwd == "" {
 		c.Passwd = cfg.Password
 	}
@@ -439,4 +444,55 @@ func (c ExternalConfig) String() string {
 // String names the server without its password.
 func (e *External) String() string {
 	return fmt.Sprintf("external %s@%s", e.cfg.User, e.address())
+}
+
+// providerOptions is Galera's variable of provider options.
+const providerOptions = "wsrep_provider_options"
+
+// SetProviderOption sets one Galera provider option (gcs.fc_limit) with
+// SET GLOBAL wsrep_provider_options = 'name=value', which changes that
+// option only. Before the first change it remembers the option's value as
+// 'name=old' under wsrep_provider_options, so Restore (and a later run,
+// from the journal) sets back that one option the same way.
+func (e *External) SetProviderOption(ctx context.Context, name, value string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("external server %s: already stopped", e.address())
+	}
+	if prev, seen := e.orig[providerOptions]; seen {
+		if !strings.HasPrefix(prev.text, name+"=") {
+			return fmt.Errorf("external server %s: %s: already changed as a whole (%s), not by option", e.address(), providerOptions, prev)
+		}
+	} else {
+		all, err := readGlobalValue(ctx, e.db, providerOptions)
+		if err != nil {
+			return e.wrap("set "+name, err)
+		}
+		old, ok := ProviderOption(all.text, name)
+		if !ok {
+			return fmt.Errorf("external server %s: %s has no %s (is it a Galera node?)", e.address(), providerOptions, name)
+		}
+		e.orig[providerOptions] = globalValue{text: name + "=" + old}
+		e.order = append(e.order, providerOptions)
+		if err := e.writeJournal(); err != nil {
+			return e.wrap("journal the original of "+name, err)
+		}
+	}
+	if err := setGlobal(ctx, e.db, providerOptions, SQLValue(name+"="+value)); err != nil {
+		return e.wrap("set "+name, err)
+	}
+	return nil
+}
+
+// ProviderOption finds one option in Galera's wsrep_provider_options text
+// ("base_port = 4567; gcs.fc_limit = 16; ...").
+func ProviderOption(all, name string) (string, bool) {
+	for _, kv := range strings.Split(all, ";") {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && strings.TrimSpace(k) == name {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }

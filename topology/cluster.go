@@ -40,6 +40,9 @@ type Config struct {
 	// (docker.go).
 	Provider catalog.ProviderName
 	Image    string
+	// DSNs are the nodes of an existing topology (provider external,
+	// attach.go), node 1 first.
+	DSNs []string
 }
 
 // Role is what a node is in its topology.
@@ -82,6 +85,12 @@ type Cluster struct {
 	startup []server.Setting
 
 	docker dockerCluster // the docker provider's network (docker.go)
+
+	// existing: the nodes are servers someone else runs (attach.go);
+	// size is a Galera cluster's size as found (it may have more members
+	// than the nodes given).
+	existing bool
+	size     int
 }
 
 var _ interface {
@@ -199,6 +208,16 @@ func (c *Cluster) Restart(ctx context.Context, startup []server.Setting) error {
 	c.mu.Lock()
 	c.startup = append([]server.Setting(nil), startup...)
 	c.mu.Unlock()
+	if c.existing {
+		// Never restarted: each node checks its restart-only values and
+		// applies the dynamic ones (put back when the run ends).
+		for _, n := range c.nodes {
+			if err := n.srv.Restart(ctx, startup); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+		}
+		return nil
+	}
 	for i := len(c.nodes) - 1; i >= 0; i-- {
 		if err := c.nodes[i].srv.Halt(2 * time.Minute); err != nil {
 			return fmt.Errorf("%s: %w", c.nodes[i].Name, err)
@@ -273,6 +292,12 @@ func firstWords(s string) string {
 // (the runner sets them on node 1 and reads them back there).
 func (c *Cluster) Apply(ctx context.Context, settings []server.Setting) error {
 	for _, n := range c.nodes[1:] {
+		if e, ok := externalOf(n); ok { // attach.go: remembered, put back
+			if _, err := e.ApplyGlobals(ctx, settings); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+			continue
+		}
 		db, err := open(n)
 		if err != nil {
 			return err

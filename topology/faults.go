@@ -73,6 +73,11 @@ func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
 // nodes resumed, stopped or killed ones started again. It names what it
 // did; a node that does not come back is an error with its log tail.
 func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
+	if c.existing {
+		// Someone else's: nothing was done to it; it must still be the
+		// topology it was (attach.go).
+		return nil, c.checkExisting(ctx)
+	}
 	var did []string
 	for _, n := range c.nodes {
 		if n.disconnected { // docker.go

@@ -141,6 +141,9 @@ func (c *Cluster) waitSynced(ctx context.Context) error {
 
 func (c *Cluster) waitNodeSynced(ctx context.Context, n *Node, deadline time.Time) error {
 	want := strconv.Itoa(len(c.nodes))
+	if c.existing && c.size > 0 {
+		want = strconv.Itoa(c.size) // attach.go: as found
+	}
 	for {
 		st, err := nodeStatus(ctx, n, "wsrep_local_state_comment", "wsrep_cluster_size", "wsrep_ready")
 		if err == nil && st["wsrep_local_state_comment"] == "Synced" && st["wsrep_cluster_size"] == want {
@@ -193,6 +196,12 @@ func (c *Cluster) SetFCLimit(ctx context.Context, limit int) error {
 		return nil
 	}
 	for _, n := range c.nodes {
+		if e, ok := externalOf(n); ok { // attach.go: put back when the run ends
+			if err := e.SetProviderOption(ctx, "gcs.fc_limit", strconv.Itoa(limit)); err != nil {
+				return fmt.Errorf("%s: %w", n.Name, err)
+			}
+			continue
+		}
 		if err := exec(ctx, n, fmt.Sprintf("SET GLOBAL wsrep_provider_options = 'gcs.fc_limit=%d'", limit)); err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ const usage = `benchmatrix: what does this server setting, workload change or ve
 
 Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
-                 [--provider sandbox|docker|external] [--dsn DSN] [--force] [--observe on|off]
+                 [--provider sandbox|docker|external] [--dsn DSN]... [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
   benchmatrix merge -o OUT DIR... [--partial]   one results directory from shard runs
@@ -189,12 +189,31 @@ func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet
 	fs.BoolVar(quiet, "q", false, "no progress lines")
 	fs.BoolVar(&req.Resume, "resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
 	fs.StringVar(&req.Flags.Provider, "provider", "", strings.Join(catalog.ProviderNames(), ", ")+" (overrides [server] provider)")
-	fs.StringVar(&req.Flags.DSN, "dsn", "", "external server: user[:password]@tcp(host:port)/schema; or give the password in $"+catalog.PasswordEnv)
+	var dsns dsnList
+	fs.Var(&dsns, "dsn", "external server: user[:password]@tcp(host:port)/schema; or give the password in $"+catalog.PasswordEnv+
+		"; once per node for a [topology] of existing servers, the primary first")
 	fs.Var(&observe, "observe", "on or off: per-second server and OS sampling, table growth and waits (overrides the manifest)")
 	fs.BoolVar(&req.Force, "force", false, "external server: prepare even if the schema holds tables the workload does not define")
 	addShardRunFlag(fs, req) // merge.go
 	fs.StringVar(&req.Rerun, "rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
-	return fs, func() { req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b }
+	return fs, func() {
+		req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b
+		switch {
+		case len(dsns) == 1:
+			req.Flags.DSN = dsns[0]
+		case len(dsns) > 1:
+			req.Flags.DSNs = dsns
+		}
+	}
+}
+
+// dsnList is --dsn, once per server: several are the nodes of a topology.
+type dsnList []string
+
+func (l *dsnList) String() string { return "" } // never the password
+func (l *dsnList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {

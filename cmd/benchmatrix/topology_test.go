@@ -47,7 +47,12 @@ func TestTopologyOnExternalExits2(t *testing.T) {
 	t.Parallel()
 	m := writeManifest(t, "[server]\nprovider = \"external\"\ndsn = \"u@tcp(127.0.0.1:1)/\"\n[topology]\nkind = \"replicas\"\nreplicas = 2\n[workload]\nname = \"oltp_insert\"\n")
 	out, err := exec.Command(binary, "run", m).CombinedOutput()
-	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "needs one DSN per node") {
+	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "line 3: server.dsn: the replicas topology has 3 nodes: give one DSN per node") {
 		t.Fatalf("exit %d: %s", code, out)
+	}
+	// --dsn once per node, one short.
+	out, err = exec.Command(binary, "run", m, "--dsn", "u@tcp(127.0.0.1:1)/", "--dsn", "u@tcp(127.0.0.1:2)/").CombinedOutput()
+	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "(got 2)") {
+		t.Fatalf("two --dsn for three nodes: exit %d: %s", code, out)
 	}
 }
