@@ -46,6 +46,9 @@ type StartSpec struct {
 	Limits  catalog.LimitSet // the first cell's resource limits (limits.go)
 	// Topology, when a cluster, starts one (topology.go).
 	Topology *experiment.Topology
+	// Log hears what starting involves (a cluster's nodes joining, an
+	// existing topology's checks); nil for none.
+	Log io.Writer
 }
 
 // StartFunc starts (or connects to) a server.
@@ -408,7 +411,7 @@ func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []
 func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	fmt.Fprintf(r.log, "starting %s server%s\n", r.m.Server.Provider, map[bool]string{true: " " + c.Image, false: ""}[c.Image != ""])
 	began := time.Now()
-	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits, Topology: c.Topology}) // topology.go
+	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits, Topology: c.Topology, Log: r.log}) // topology.go
 	r.serverTime += time.Since(began)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -39,7 +39,7 @@ const verifyTimeout = 2 * time.Minute
 // openTopology starts the cell's cluster (Opener).
 func openTopology(ctx context.Context, spec experiment.ServerSpec, s StartSpec) (server.Server, error) {
 	cfg := topology.Config{Topology: *s.Topology, Binary: spec.Binary, TempDir: spec.TempDir, Startup: s.Startup,
-		Provider: spec.Provider, Image: s.Image, DSNs: spec.DSNs}
+		Provider: spec.Provider, Image: s.Image, DSNs: spec.DSNs, Log: s.Log}
 	if spec.Provider == catalog.External {
 		// Existing servers, one DSN per node: checked, never started.
 		a, err := topology.Attach(ctx, cfg)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -67,7 +68,7 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 		cfg.ReadyTimeout = 2 * time.Minute
 	}
 	if cfg.Log == nil {
-		cfg.Log = nopWriter{}
+		cfg.Log = io.Discard
 	}
 	if want := cfg.Topology.NodeCount(); len(cfg.DSNs) != want {
 		return nil, fmt.Errorf("the %s topology has %d nodes, and %d DSNs were given: one per node, node 1 first", cfg.Topology.Kind, want, len(cfg.DSNs))
@@ -91,30 +92,25 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
-		for _, r := range e.Recovered() {
-			fmt.Fprintf(cfg.Log, "  %s: %s\n", n.Name, r)
-		}
+		// What connecting put back (Recovered) the runner reports.
 		n.srv = borrowedNode{e}
 		c.nodes = append(c.nodes, n)
 	}
-	if err := c.checkExisting(ctx); err != nil {
+	if err := c.checkExisting(ctx, cfg.Log); err != nil {
 		return nil, err
 	}
 	return &Attached{c}, nil
 }
 
-type nopWriter struct{}
-
-func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
-
 // checkExisting checks that the nodes are the declared topology, as it
-// runs now: Attach's check, and Heal's between cells.
-func (c *Cluster) checkExisting(ctx context.Context) error {
+// runs now: Attach's check (saying what it found in log), and Heal's
+// between cells.
+func (c *Cluster) checkExisting(ctx context.Context, log io.Writer) error {
 	switch c.cfg.Topology.Kind {
 	case experiment.TopologyReplicas:
-		return c.checkReplicas(ctx)
+		return c.checkReplicas(ctx, log)
 	case experiment.TopologyGalera:
-		return c.checkGalera(ctx)
+		return c.checkGalera(ctx, log)
 	}
 	return fmt.Errorf("topology kind %q has no cluster", c.cfg.Topology.Kind)
 }
@@ -122,7 +118,7 @@ func (c *Cluster) checkExisting(ctx context.Context) error {
 // where names a node and its address for an error.
 func where(n *Node) string { return n.Name + " (" + n.srv.Info().Address + ")" }
 
-func (c *Cluster) checkReplicas(ctx context.Context) error {
+func (c *Cluster) checkReplicas(ctx context.Context, log io.Writer) error {
 	primary := c.nodes[0]
 	vars, err := nodeVariables(ctx, primary, "server_id", "rpl_semi_sync_master_enabled", "rpl_semi_sync_source_enabled")
 	if err != nil {
@@ -130,7 +126,7 @@ func (c *Cluster) checkReplicas(ctx context.Context) error {
 	}
 	id := vars["server_id"]
 	if st, err := replicaStatus(ctx, primary); err == nil && len(st) > 0 {
-		fmt.Fprintf(c.cfg.Log, "  %s is itself a replica of server_id %s: the workload writes on it all the same\n", where(primary), st["Master_Server_Id"])
+		fmt.Fprintf(log, "  %s is itself a replica of server_id %s: the workload writes on it all the same\n", where(primary), st["Master_Server_Id"])
 	}
 	semiVar := "rpl_semi_sync_master_enabled"
 	semi, known := vars[semiVar]
@@ -161,7 +157,7 @@ func (c *Cluster) checkReplicas(ctx context.Context) error {
 			return fmt.Errorf("%s: replication is not running (IO thread %s, SQL thread %s)%s", where(n), st["Slave_IO_Running"], st["Slave_SQL_Running"],
 				lastErrors(st))
 		}
-		fmt.Fprintf(c.cfg.Log, "  %s: replica of node1 (server_id %s), IO and SQL threads running\n", where(n), id)
+		fmt.Fprintf(log, "  %s: replica of node1 (server_id %s), IO and SQL threads running\n", where(n), id)
 	}
 	return nil
 }
@@ -179,7 +175,7 @@ func lastErrors(st map[string]string) string {
 	return ": " + strings.Join(out, "; ")
 }
 
-func (c *Cluster) checkGalera(ctx context.Context) error {
+func (c *Cluster) checkGalera(ctx context.Context, log io.Writer) error {
 	uuid := ""
 	seen := map[string]string{} // wsrep_gcomm_uuid: node name
 	for _, n := range c.nodes {
@@ -206,11 +202,11 @@ func (c *Cluster) checkGalera(ctx context.Context) error {
 		}
 		size, _ := strconv.Atoi(st["wsrep_cluster_size"])
 		if size > len(c.nodes) && c.size != size {
-			fmt.Fprintf(c.cfg.Log, "  the cluster has %d members; %d are given and sampled\n", size, len(c.nodes))
+			fmt.Fprintf(log, "  the cluster has %d members; %d are given and sampled\n", size, len(c.nodes))
 		}
 		c.size = size
 	}
-	fmt.Fprintf(c.cfg.Log, "  %d Galera nodes Synced in cluster %s\n", len(c.nodes), uuid)
+	fmt.Fprintf(log, "  %d Galera nodes Synced in cluster %s\n", len(c.nodes), uuid)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package topology
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"benchmatrix/experiment"
@@ -76,7 +77,7 @@ func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
 	if c.existing {
 		// Someone else's: nothing was done to it; it must still be the
 		// topology it was (attach.go).
-		return nil, c.checkExisting(ctx)
+		return nil, c.checkExisting(ctx, io.Discard)
 	}
 	var did []string
 	for _, n := range c.nodes {
