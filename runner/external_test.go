@@ -101,17 +101,7 @@ func TestExternalRestoresGlobalsAndHidesPassword(t *testing.T) {
 		t.Fatalf("globals not restored: before %v, after %v", before, after)
 	}
 	// The password appears in no result file and no output.
-	if strings.Contains(log.String(), extPassword) {
-		t.Fatal("password in the log output")
-	}
-	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(extPassword)) {
-				t.Errorf("password in %s", p)
-			}
-		}
-		return nil
-	})
+	noPassword(t, log.String(), dir)
 }
 
 func TestExternalRestoresAfterInterrupt(t *testing.T) {
@@ -210,6 +200,23 @@ func TestExternalPasswordInManifestNotStored(t *testing.T) {
 	}
 	if !strings.Contains(run.Manifest, "dsn = \"bench@tcp(") {
 		t.Fatalf("stored manifest text: %s", run.Manifest)
+	}
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(extPassword)) {
+				t.Errorf("password in %s", p)
+			}
+		}
+		return nil
+	})
+}
+
+// noPassword fails when extPassword is in the log output or in any file
+// under dir.
+func noPassword(t *testing.T, log, dir string) {
+	t.Helper()
+	if strings.Contains(log, extPassword) {
+		t.Fatal("password in the log output")
 	}
 	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {

@@ -348,17 +348,7 @@ b = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 2 }
 			t.Errorf("%s was stopped", n.Name)
 		}
 	}
-	if strings.Contains(log.String(), extPassword) {
-		t.Fatal("password in the log output")
-	}
-	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(extPassword)) {
-				t.Errorf("password in %s", p)
-			}
-		}
-		return nil
-	})
+	noPassword(t, log.String(), dir)
 }
 
 func mustExecRunner(t *testing.T, db *sql.DB, q string) {

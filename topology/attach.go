@@ -212,25 +212,7 @@ func (c *Cluster) checkGalera(ctx context.Context, log io.Writer) error {
 
 // nodeVariables reads some global variables of a node (those it has).
 func nodeVariables(ctx context.Context, n *Node, names ...string) (map[string]string, error) {
-	db, err := open(n)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(names, "','")+"')")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[strings.ToLower(k)] = v
-	}
-	return out, rows.Err()
+	return nodeShow(ctx, n, "VARIABLES", names)
 }
 
 // replicaStatus is ReplicaStatus with MySQL 8's names (SHOW REPLICA

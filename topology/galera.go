@@ -168,12 +168,18 @@ func (c *Cluster) waitNodeSynced(ctx context.Context, n *Node, deadline time.Tim
 
 // nodeStatus reads some global status values of a node.
 func nodeStatus(ctx context.Context, n *Node, names ...string) (map[string]string, error) {
+	return nodeShow(ctx, n, "STATUS", names)
+}
+
+// nodeShow reads SHOW GLOBAL STATUS or VARIABLES of a node, for the names
+// given, by lower-case name.
+func nodeShow(ctx context.Context, n *Node, what string, names []string) (map[string]string, error) {
 	db, err := open(n)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	q := "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(names, "','") + "')"
+	q := "SHOW GLOBAL " + what + " WHERE Variable_name IN ('" + strings.Join(names, "','") + "')"
 	rows, err := db.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
