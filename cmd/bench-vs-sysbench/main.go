@@ -127,7 +127,16 @@ type sample struct {
 	tps     float64
 	events  int64
 	cpu     time.Duration // user + sys of the client process
+	sys     time.Duration // of which in the kernel
 	elapsed time.Duration
+}
+
+// sysShare is the kernel's share of the client's CPU.
+func (s sample) sysShare() float64 {
+	if s.cpu == 0 {
+		return 0
+	}
+	return s.sys.Seconds() / s.cpu.Seconds()
 }
 
 func (s sample) cpuPerTxn() float64 {
@@ -137,12 +146,13 @@ func (s sample) cpuPerTxn() float64 {
 	return s.cpu.Seconds() / float64(s.events)
 }
 
-func rusageCPU(ps *os.ProcessState) time.Duration {
+// rusageCPU is a finished client's CPU time, user + sys, and sys alone.
+func rusageCPU(ps *os.ProcessState) (total, sys time.Duration) {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return ps.UserTime() + ps.SystemTime()
+		return ps.UserTime() + ps.SystemTime(), ps.SystemTime()
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 type bench struct {
@@ -280,7 +290,7 @@ func (b *bench) runSysbenchTraced(ctx context.Context, trace string, args []stri
 	if err != nil {
 		return s, out.String(), fmt.Errorf("sysbench %s: %w\n%s", strings.Join(args, " "), err, out.String())
 	}
-	s.cpu = rusageCPU(cmd.ProcessState)
+	s.cpu, s.sys = rusageCPU(cmd.ProcessState)
 	if m := transactionsRE.FindStringSubmatch(out.String()); m != nil {
 		s.events, _ = strconv.ParseInt(m[1], 10, 64)
 		s.tps, _ = strconv.ParseFloat(m[2], 64)
@@ -308,7 +318,7 @@ func (b *bench) runChildTraced(ctx context.Context, trace string, req childReque
 	if err != nil {
 		return s, nil, fmt.Errorf("engine child: %w\n%s", err, errOut.String())
 	}
-	s.cpu = rusageCPU(cmd.ProcessState)
+	s.cpu, s.sys = rusageCPU(cmd.ProcessState)
 	if req.Prepare {
 		return s, nil, nil
 	}
@@ -346,7 +356,7 @@ func (b *bench) compareRun(ctx context.Context, workload string, threads int) (s
 			return "", err
 		}
 		ours = append(ours, s)
-		fmt.Printf("  round %d  ours:     %9.1f tps  %7.1f µs CPU/txn\n", r+1, s.tps, s.cpuPerTxn()*1e6)
+		fmt.Printf("  round %d  ours:     %9.1f tps  %7.1f µs CPU/txn (%.0f%% in the kernel)\n", r+1, s.tps, s.cpuPerTxn()*1e6, 100*s.sysShare())
 		b.printSyscalls(ourTrace, s.events)
 		theirTrace := fmt.Sprintf("sysbench.%s.%d", workload, r)
 		t, _, err := b.runSysbenchTraced(ctx, theirTrace, b.sysbenchArgs(workload, o, "run"))
@@ -354,7 +364,7 @@ func (b *bench) compareRun(ctx context.Context, workload string, threads int) (s
 			return "", err
 		}
 		theirs = append(theirs, t)
-		fmt.Printf("  round %d  sysbench: %9.1f tps  %7.1f µs CPU/txn\n", r+1, t.tps, t.cpuPerTxn()*1e6)
+		fmt.Printf("  round %d  sysbench: %9.1f tps  %7.1f µs CPU/txn (%.0f%% in the kernel)\n", r+1, t.tps, t.cpuPerTxn()*1e6, 100*t.sysShare())
 		b.printSyscalls(theirTrace, t.events)
 	}
 	ot, tt := median(ours, func(s sample) float64 { return s.tps }), median(theirs, func(s sample) float64 { return s.tps })
