@@ -1,12 +1,20 @@
 package main
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/experiment"
+	"benchmatrix/server"
 	"benchmatrix/topology"
 )
 
@@ -54,5 +62,81 @@ func TestTopologyOnExternalExits2(t *testing.T) {
 	out, err = exec.Command(binary, "run", m, "--dsn", "u@tcp(127.0.0.1:1)/", "--dsn", "u@tcp(127.0.0.1:2)/").CombinedOutput()
 	if code := exitStatus(err); code != 2 || !strings.Contains(string(out), "(got 2)") {
 		t.Fatalf("two --dsn for three nodes: exit %d: %s", code, out)
+	}
+}
+
+// benchmatrix killed (SIGKILL) during a run on an existing topology: the
+// globals it had changed on every node stay changed until the next run
+// against those servers, which puts each node's own value back and says
+// so, node by node.
+func TestSIGKILLExistingTopologyPutBack(t *testing.T) {
+	needServer(t)
+	ctx := context.Background()
+	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1}, TempDir: t.TempDir(),
+		Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Stop(context.Background()) })
+	var dbs []*sql.DB
+	var args []string
+	for i, n := range cl.Nodes() {
+		conn, _ := mysql.NewConnector(n.Endpoint())
+		db := sql.OpenDB(conn)
+		t.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+		if i == 0 {
+			for _, q := range []string{"CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY 'k1ll-pw'", "GRANT ALL ON *.* TO 'bench'@'127.0.0.1'"} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := db.Exec(fmt.Sprintf("SET GLOBAL sync_binlog = %d", 5+i)); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--dsn", "bench@tcp("+n.Endpoint().Addr+")/")
+	}
+	global := func(db *sql.DB) string {
+		var v string
+		_ = db.QueryRow("SELECT @@GLOBAL.sync_binlog").Scan(&v)
+		return v
+	}
+	src := strings.Replace(slowManifest, "[workload]", "[server]\nprovider = \"external\"\n[topology]\nkind = \"replicas\"\n[workload]", 1)
+	m := writeManifest(t, src)
+	cmd := exec.Command(binary, append([]string{"run", m, "-o", filepath.Join(t.TempDir(), "r")}, args...)...)
+	cmd.Env = append(os.Environ(), "BENCHMATRIX_PASSWORD=k1ll-pw")
+	var buf syncBuffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Killed while measuring (its tables made and recorded as its own).
+	deadline := time.Now().Add(time.Minute)
+	for (global(dbs[1]) != "0" || !strings.Contains(buf.String(), "measure 20s")) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if a, b := global(dbs[0]), global(dbs[1]); a != "0" || b != "0" {
+		t.Fatalf("the run did not change sync_binlog on both nodes before it was killed (%s, %s):\n%s", a, b, buf.String())
+	}
+	// The next run against the same servers puts both back first.
+	next := exec.Command(binary, append([]string{"run", m, "-o", filepath.Join(t.TempDir(), "r2"), "--duration", "1s"}, args...)...)
+	next.Env = cmd.Env
+	out, err := next.CombinedOutput()
+	if err != nil {
+		t.Fatalf("next run: %v\n%s", err, out)
+	}
+	for _, want := range []string{"node1: put back sync_binlog=5", "node2: put back sync_binlog=6", "no longer runs"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the next run does not say %q:\n%s", want, out)
+		}
+	}
+	if a, b := global(dbs[0]), global(dbs[1]); a != "5" || b != "6" {
+		t.Fatalf("sync_binlog %s, %s after the next run, want 5, 6", a, b)
+	}
+	if strings.Contains(string(out)+buf.String(), "k1ll-pw") {
+		t.Fatal("password in the output")
 	}
 }
