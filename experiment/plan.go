@@ -56,6 +56,26 @@ type Plan struct {
 	// Flavor is the server flavor the changes were computed for; empty
 	// when it was not known (see Change.Depends).
 	Flavor catalog.Flavor `json:"flavor,omitempty"`
+	// Cached are the data shapes (oltp.DataShape) the data cache already
+	// holds for this server binary, found before the run
+	// (runner.MarkCached): such a load is a restore, unless the server's
+	// on-disk format turns out to differ from the entry's.
+	Cached map[string]CachedData `json:"-"`
+}
+
+// CachedData is a data cache entry a load would be restored from.
+type CachedData struct {
+	Entry string
+	Bytes int64
+}
+
+// cached is the cache entry a cell's load would come from, if any.
+func (p *Plan) cached(c Cell) (CachedData, bool) {
+	if !c.Change.Reload || c.Slap != nil || p.Cached == nil {
+		return CachedData{}, false
+	}
+	cd, ok := p.Cached[oltp.DataShape(c.Workload)]
+	return cd, ok
 }
 
 // MaxCellRuns bounds a matrix: beyond it a manifest is almost surely a
@@ -472,7 +492,10 @@ func (p *Plan) Estimate() time.Duration {
 		if c.Change.Start || len(c.Change.Restart) > 0 || c.Change.Cold {
 			total += 2 * time.Second
 		}
-		if c.Change.Reload {
+		if cd, ok := p.cached(c); ok {
+			// A restore: the copy (about 1 s per GiB here) and a restart.
+			total += time.Second + time.Duration(float64(cd.Bytes)/(1<<30)*float64(time.Second))
+		} else if c.Change.Reload {
 			rows := int64(c.Workload.Tables) * int64(c.Workload.TableSize)
 			total += time.Second + time.Duration(rows/100000)*time.Second
 		}

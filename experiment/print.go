@@ -73,7 +73,11 @@ func (p *Plan) WriteText(w io.Writer) error {
 		case c.Change.Reload && oltp.EmptyTables(c.Workload):
 			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
 		case c.Change.Reload:
-			detail = append(detail, fmt.Sprintf("load %dx%d rows (%s)", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason))
+			load := fmt.Sprintf("load %dx%d rows (%s", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason)
+			if cd, ok := p.cached(c); ok {
+				load += fmt.Sprintf("; in the data cache: entry %s, %.1f GiB, restored instead", cd.Entry, float64(cd.Bytes)/(1<<30))
+			}
+			detail = append(detail, load+")")
 		}
 		if _, err := fmt.Fprintf(w, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat,
 			c.Change.Cost(), c.Workload.Workload, c.Workload.Threads, c.Workload.Time, c.Workload.Warmup, strings.Join(detail, "; ")); err != nil {

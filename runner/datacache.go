@@ -90,12 +90,11 @@ func cacheable(o oltp.Options) bool {
 	return !oltp.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows
 }
 
-// cacheKey is everything that determines o's data on this server.
-func (r *Runner) cacheKey(ctx context.Context, o oltp.Options) (cache.Key, error) {
-	info := r.srv.Info()
-	k := cache.Key{Binary: info.Binary, Server: string(info.Flavor) + " " + info.Version, Schema: r.schema,
-		Shape: oltp.DataShape(o), Seed: "clock", Format: map[string]string{}}
-	if st, err := os.Stat(info.Binary); err == nil {
+// dataKey is the part of a cache key known before the server runs: the
+// binary, the schema and what the load does.
+func dataKey(binary, schema string, o oltp.Options) cache.Key {
+	k := cache.Key{Binary: binary, Schema: schema, Shape: oltp.DataShape(o), Seed: "clock", Format: map[string]string{}}
+	if st, err := os.Stat(binary); err == nil {
 		k.Stamp = fmt.Sprintf("%d bytes, modified %s", st.Size(), st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
 	}
 	if o.RandSeed != 0 {
@@ -104,6 +103,14 @@ func (r *Runner) cacheKey(ctx context.Context, o oltp.Options) (cache.Key, error
 	// k is drawn from the run's distribution (oltp.loader.rows).
 	k.Dist = fmt.Sprintf("%s spec_iter=%d spec_pct=%g spec_res=%g pareto_h=%g zipfian_exp=%g",
 		o.RandType, o.RandSpecIter, o.RandSpecPct, o.RandSpecRes, o.RandParetoH, o.RandZipfianExp)
+	return k
+}
+
+// cacheKey is everything that determines o's data on this server.
+func (r *Runner) cacheKey(ctx context.Context, o oltp.Options) (cache.Key, error) {
+	info := r.srv.Info()
+	k := dataKey(info.Binary, r.schema, o)
+	k.Server = string(info.Flavor) + " " + info.Version
 	db := r.openDB("")
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(FormatVariables, "','")+"')")
@@ -208,4 +215,57 @@ func initCache(spec experiment.ServerSpec) *cache.Cache {
 		return nil
 	}
 	return c
+}
+
+// MarkCached notes in the plan the loads the data cache already holds for
+// the sandbox's binary (plan.Cached): `plan` then says so and estimates a
+// restore. The server's on-disk format variables are not known before it
+// starts, so a load marked here may still be a load. It never creates the
+// cache directory.
+func MarkCached(p *experiment.Plan) {
+	spec := p.Manifest.Server
+	if spec.Provider != catalog.Sandbox || spec.Cache == experiment.CacheOff {
+		return
+	}
+	dir := spec.Cache
+	if dir == "" {
+		d, err := cache.DefaultDir()
+		if err != nil || d == cache.Off {
+			return
+		}
+		dir = d
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	c, err := OpenCache(spec)
+	if err != nil || c == nil {
+		return
+	}
+	bin, err := server.FindBinary(spec.Binary)
+	if err != nil {
+		return
+	}
+	entries, err := c.List() // the most recently used first
+	if err != nil {
+		return
+	}
+	for _, cell := range p.Cells {
+		o := cell.Workload
+		if !cell.Change.Reload || cell.Slap != nil || !cacheable(o) {
+			continue
+		}
+		want := dataKey(bin, spec.Schema, o)
+		for _, e := range entries {
+			k := e.Key
+			if k.Binary == want.Binary && k.Stamp == want.Stamp && k.Schema == want.Schema && k.Shape == want.Shape &&
+				k.Seed == want.Seed && k.Dist == want.Dist {
+				if p.Cached == nil {
+					p.Cached = map[string]experiment.CachedData{}
+				}
+				p.Cached[want.Shape] = experiment.CachedData{Entry: e.ID, Bytes: e.Size}
+				break
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"benchmatrix/cache"
+	"benchmatrix/experiment"
 	"benchmatrix/results"
 )
 
@@ -52,6 +53,27 @@ func TestDataCacheSecondRunRestores(t *testing.T) {
 	c0 := first.Cells[0]
 	if c0.Data != "loaded" || c0.DataCache == "" {
 		t.Fatalf("first run: data %q, cache entry %q", c0.Data, c0.DataCache)
+	}
+	// Before the second run, its plan says the load will be a restore.
+	m, err := experiment.Parse("m.toml", cacheManifest(dir, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Resolve(context.Background(), m, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := p.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "in the data cache: entry "+c0.DataCache) {
+		t.Fatalf("the plan does not name the cache entry %s:\n%s", c0.DataCache, text.String())
+	}
+	uncached := *p
+	uncached.Cached = nil
+	if p.Estimate() >= uncached.Estimate() {
+		t.Fatalf("estimate with the entry %s, without %s: a restore is estimated as a load", p.Estimate(), uncached.Estimate())
 	}
 	second := runOnce(t, cacheManifest(dir, ""))
 	c1 := second.Cells[0]

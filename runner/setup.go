@@ -42,7 +42,12 @@ func Resolve(ctx context.Context, m *experiment.Manifest, f experiment.Flags) (*
 		}
 		f.Flavor = server.FlavorBeforeStart(ctx, spec)
 	}
-	return experiment.Resolve(m, f)
+	p, err := experiment.Resolve(m, f)
+	if err != nil {
+		return nil, err
+	}
+	MarkCached(p) // datacache.go
+	return p, nil
 }
 
 // Setup turns a run request into the plan and the runner's configuration:
