@@ -55,7 +55,11 @@ const (
 	LabelOwnerPID  = "benchmatrix.owner-pid"       // the benchmatrix process
 	LabelOwnerHost = "benchmatrix.owner-host"      // its host
 	LabelNodeOwner = "benchmatrix.swarm-owner-pid" // on the node: the process that created the swarm
-	gwBridge       = "docker_gwbridge"
+	// LabelNodeGWBefore, on the node: "yes" when docker_gwbridge was there
+	// before benchmatrix made the swarm (the sweep after a SIGKILL then
+	// keeps it).
+	LabelNodeGWBefore = "benchmatrix.swarm-gwbridge-before"
+	gwBridge          = "docker_gwbridge"
 )
 
 // Config is one swarm run.
@@ -268,7 +272,9 @@ func (s *session) join(ctx context.Context) error {
 		_, _ = s.run(context.WithoutCancel(ctx), "swarm", "leave", "--force")
 		return err
 	}
-	if _, err := s.run(ctx, "node", "update", "--label-add", fmt.Sprintf("%s=%d@%s", LabelNodeOwner, s.pid, s.host), s.node); err != nil {
+	gw := map[bool]string{true: "yes", false: "no"}[slices.Contains(s.networks, gwBridge)]
+	if _, err := s.run(ctx, "node", "update", "--label-add", fmt.Sprintf("%s=%d@%s", LabelNodeOwner, s.pid, s.host),
+		"--label-add", LabelNodeGWBefore+"="+gw, s.node); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.log, "made this engine a single-node swarm on 127.0.0.1 (left again at the end)\n")
@@ -563,9 +569,13 @@ func Sweep(ctx context.Context, docker string, report func(what string)) {
 	owner, _ := d.run(ctx, "node", "inspect", f[2], "--format", `{{index .Spec.Labels "`+LabelNodeOwner+`"}}`)
 	pidText, ownerHost, ok := strings.Cut(owner, "@")
 	if pid, err := strconv.Atoi(pidText); ok && err == nil && ownerHost == host && pid != os.Getpid() && !processExists(pid) {
-		// The networks before it are not known: docker_gwbridge is only
-		// made by a swarm on this engine, and this swarm was benchmatrix's.
-		if leaveIfOwner(ctx, d, f[2], nil) == nil {
+		// docker_gwbridge goes too unless the dead process found it there
+		// (its label on the node says).
+		var before []string
+		if gw, _ := d.run(ctx, "node", "inspect", f[2], "--format", `{{index .Spec.Labels "`+LabelNodeGWBefore+`"}}`); gw == "yes" {
+			before = []string{gwBridge}
+		}
+		if leaveIfOwner(ctx, d, f[2], before) == nil {
 			report("the single-node swarm it made")
 		}
 	}
