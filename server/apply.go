@@ -177,7 +177,17 @@ func boolWord(s string) (bool, bool) {
 // Variables returns SHOW GLOBAL VARIABLES as a map by lower-case name. With
 // names given, only those are read; names the server lacks are absent.
 func Variables(ctx context.Context, db *sql.DB, names ...string) (map[string]string, error) {
-	q := "SHOW GLOBAL VARIABLES"
+	return showGlobal(ctx, db, "VARIABLES", names)
+}
+
+// Status returns SHOW GLOBAL STATUS as Variables does SHOW GLOBAL
+// VARIABLES.
+func Status(ctx context.Context, db *sql.DB, names ...string) (map[string]string, error) {
+	return showGlobal(ctx, db, "STATUS", names)
+}
+
+func showGlobal(ctx context.Context, db *sql.DB, what string, names []string) (map[string]string, error) {
+	q := "SHOW GLOBAL " + what
 	var args []any
 	if len(names) > 0 {
 		q += " WHERE Variable_name IN (?" + strings.Repeat(",?", len(names)-1) + ")"
@@ -187,7 +197,7 @@ func Variables(ctx context.Context, db *sql.DB, names ...string) (map[string]str
 	}
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("read server variables: %w", err)
+		return nil, fmt.Errorf("read server %s: %w", strings.ToLower(what), err)
 	}
 	defer rows.Close()
 	out := map[string]string{}

@@ -246,7 +246,7 @@ func TestExternal(t *testing.T) {
 
 func TestExternalUnreachable(t *testing.T) {
 	t.Parallel()
-	port, err := freePort() // free now, so nothing listens there
+	port, err := FreePort() // free now, so nothing listens there
 	if err != nil {
 		t.Fatal(err)
 	}

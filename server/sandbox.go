@@ -262,7 +262,8 @@ func userArgs() []string {
 	return nil
 }
 
-func freePort() (int, error) {
+// FreePort picks a free loopback port.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -302,7 +303,7 @@ func (s *Sandbox) launch(ctx context.Context, startup []Setting) error {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		if s.port == 0 || attempt > 0 {
-			p, err := freePort()
+			p, err := FreePort()
 			if err != nil {
 				return fmt.Errorf("find a free port: %w", err)
 			}

@@ -212,7 +212,12 @@ func (c *Cluster) checkGalera(ctx context.Context, log io.Writer) error {
 
 // nodeVariables reads some global variables of a node (those it has).
 func nodeVariables(ctx context.Context, n *Node, names ...string) (map[string]string, error) {
-	return nodeShow(ctx, n, "VARIABLES", names)
+	db, err := open(n)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return server.Variables(ctx, db, names...)
 }
 
 // replicaStatus is ReplicaStatus with MySQL 8's names (SHOW REPLICA

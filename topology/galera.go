@@ -3,7 +3,6 @@ package topology
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,16 +29,6 @@ const galeraDirOwner = "nobody"
 
 type galeraPorts struct{ gcomm, ist, sst int }
 
-// freePort picks a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // CheckGalera says what is missing to run Galera here.
 func CheckGalera() error {
 	if _, err := os.Stat(GaleraProvider); err != nil {
@@ -58,7 +47,7 @@ func (c *Cluster) openGalera(ctx context.Context) error {
 	for i := 1; i <= t.Nodes; i++ {
 		n := &Node{Name: "node" + strconv.Itoa(i), Role: Member}
 		for _, p := range []*int{&n.galera.gcomm, &n.galera.ist, &n.galera.sst} {
-			port, err := freePort()
+			port, err := server.FreePort()
 			if err != nil {
 				return fmt.Errorf("find a free port: %w", err)
 			}
@@ -168,32 +157,12 @@ func (c *Cluster) waitNodeSynced(ctx context.Context, n *Node, deadline time.Tim
 
 // nodeStatus reads some global status values of a node.
 func nodeStatus(ctx context.Context, n *Node, names ...string) (map[string]string, error) {
-	return nodeShow(ctx, n, "STATUS", names)
-}
-
-// nodeShow reads SHOW GLOBAL STATUS or VARIABLES of a node, for the names
-// given, by lower-case name.
-func nodeShow(ctx context.Context, n *Node, what string, names []string) (map[string]string, error) {
 	db, err := open(n)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	q := "SHOW GLOBAL " + what + " WHERE Variable_name IN ('" + strings.Join(names, "','") + "')"
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[strings.ToLower(k)] = v
-	}
-	return out, rows.Err()
+	return server.Status(ctx, db, names...)
 }
 
 // SetFCLimit sets gcs.fc_limit on every node (a cell's fc_limit).
