@@ -143,8 +143,8 @@ func slug(h string) string {
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"Data cache": "data-cache",
-		"Docker Swarm: `benchmatrix swarm MANIFEST --shards N -o DIR`": "docker-swarm-benchmatrix-swarm-manifest---shards-n--o-dir",
-		"Your own metrics: `[[observe.metric]]`":                        "your-own-metrics-observemetric",
+		"Docker Swarm: `benchmatrix swarm MANIFEST --shards N -o DIR`":                "docker-swarm-benchmatrix-swarm-manifest---shards-n--o-dir",
+		"Your own metrics: `[[observe.metric]]`":                                      "your-own-metrics-observemetric",
 		"warmup.toml (full length: 30 s cells, 3 repeats, machine = \"small-cloud\")": "warmuptoml-full-length-30-s-cells-3-repeats-machine--small-cloud",
 		"Servers: sandbox, Docker, external":                                          "servers-sandbox-docker-external",
 	} {
