@@ -1,4 +1,4 @@
-// Package exitcode is benchmatrix's exit codes (DESIGN.md, "Fixed
+// Package exitcode is benchmatrix's exit codes (docs/design.md, "Fixed
 // contracts") and the one rule that maps an error to its code. An error
 // carries its code from where it starts: a type with an ExitCode method, or
 // an error wrapped with Usage.

@@ -12,7 +12,7 @@ import (
 // row per member; the local member's row is the one whose MEMBER_ID is
 // the server's @@server_uuid. COUNT_TRANSACTIONS_ROWS_VALIDATING is the
 // size of the certification information (the write-sets the periodic
-// cleanup walks: the 60 s dips of DESIGN.md's question 5),
+// cleanup walks: the 60 s dips of docs/design.md's question 5),
 // COUNT_TRANSACTIONS_IN_QUEUE the transactions waiting for certification,
 // COUNT_TRANSACTIONS_REMOTE_IN_APPLIER_QUEUE those certified and waiting
 // to be applied. Flow control throttles writers when either queue passes

@@ -200,7 +200,7 @@ func prefixed(node, name string) string {
 	return node + "." + name
 }
 
-// NodeColumnDocs describes the built-in node columns (for the README and
+// NodeColumnDocs describes the built-in node columns (for docs/topologies.md and
 // run.json), by their name without the node.
 func NodeColumnDocs() map[string]string {
 	out := map[string]string{}

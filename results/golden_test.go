@@ -216,7 +216,7 @@ func TestGolden(t *testing.T) {
 	cellsHeader := firstLine(t, filepath.Join(dir, CellsFile))
 	intervalsHeader := firstLine(t, filepath.Join(dir, IntervalsFile))
 
-	// DESIGN.md's fixed contract, checked apart from the golden files so
+	// docs/design.md's fixed contract, checked apart from the golden files so
 	// that -update cannot accept a break of it.
 	wantCells := append(append([]string{"cell", "scenario"}, r.Columns...),
 		"repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms", "errors")

@@ -12,7 +12,7 @@ import (
 	"strings"
 )
 
-// File names inside a results directory (DESIGN.md's contract).
+// File names inside a results directory (docs/design.md's contract).
 const (
 	RunFile       = "run.json"
 	CellsFile     = "cells.csv"
