@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"benchmatrix/observe"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // The mechanism of a cell: what each transaction cost the server and the
@@ -137,7 +137,7 @@ func Observe(c *Cell, columns []string) {
 	for i := range rows {
 		ioAll[i] = rkb[i] + wkb[i]
 	}
-	ct := observe.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, observe.ContentionThresholds{})
+	ct := record.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, record.ContentionThresholds{})
 	if ct.Intervals > 0 {
 		if !math.IsNaN(ct.CPUOtherPct) {
 			set("cpu_other_pct", ct.CPUOtherPct)
@@ -311,7 +311,7 @@ func mechanismLine(m map[string]float64) string {
 // waitText is "wait/io/file/sql/binlog 1.234 s (4100, avg 301 µs, max
 // 11.3 ms)"; a maximum that did not rise during the cell is the server's
 // since its start, written "max ≤ ...".
-func waitText(e observe.WaitEvent) string {
+func waitText(e record.WaitEvent) string {
 	s := fmt.Sprintf("%s %.3f s (%d", e.Event, e.Seconds, e.Count)
 	if e.Count > 0 {
 		s += ", avg " + durText(e.Seconds/float64(e.Count))
