@@ -131,8 +131,13 @@ func IntervalRows(c *Cell, nmetrics int) [][]string {
 	return rows
 }
 
-// WriteRun replaces run.json atomically.
+// WriteRun replaces run.json atomically. A value JSON cannot carry (NaN,
+// ±Inf: a frozen server's figures) is written as 0, or left out of a map,
+// and the run's notes say which (record.Finite): never a failed write.
 func (w *Writer) WriteRun(r *Run) error {
+	for _, n := range record.Finite(r) {
+		r.Notes = append(r.Notes, "run.json: "+n)
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -210,5 +215,14 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+// f2 and f3 print a figure with 2 or 3 decimals; a value that is not a
+// number (NaN, ±Inf) is an empty field.
+func f2(v float64) string { return fixed(v, 2) }
+func f3(v float64) string { return fixed(v, 3) }
+
+func fixed(v float64, digits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', digits, 64)
+}
