@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -94,93 +93,6 @@ func anyRow(s []string) []any {
 		out[i] = v
 	}
 	return out
-}
-
-// WriteMarkdown writes summary.md: what was run, where, the comparison
-// table and what went wrong.
-func WriteMarkdown(w io.Writer, r *Run) error {
-	fmt.Fprintf(w, "# %s\n\n", r.Experiment)
-	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
-	}
-	fmt.Fprintf(w, "Status: **%s**. Started %s", r.Status, r.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
-	if !r.Finished.IsZero() {
-		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e9))
-	}
-	fmt.Fprintf(w, ".\n\n")
-	WriteConclusion(w, r)
-	fmt.Fprintf(w, "## Environment\n\n")
-	fmt.Fprintf(w, "| | |\n|---|---|\n")
-	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
-	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
-	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
-	if r.Host.Storage != "" {
-		fmt.Fprintf(w, "| datadir storage | %s (%s) |\n", r.Host.Storage, r.Host.Filesystem)
-	}
-	fmt.Fprintf(w, "| tool | %s %s (%s, %s/%s) |\n", r.Tool.Name, r.Tool.Version, r.Tool.GoVersion, runtime.GOOS, runtime.GOARCH)
-	if len(r.ServerConfig) > 0 {
-		var cfg []string
-		for _, p := range r.ServerConfig {
-			cfg = append(cfg, p.Name+"="+p.Value)
-		}
-		fmt.Fprintf(w, "| server config | %s |\n", strings.Join(cfg, ", "))
-	}
-	writeLimitsEnv(w, r) // limits.go
-	if len(r.Plan) > 0 {
-		o := r.Plan[0].Workload
-		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
-			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
-	}
-	writeTimeEnv(w, r.Time) // timing.go
-	writeDataEnv(w, r)      // timing.go
-	fmt.Fprintf(w, "\n## Results\n\n")
-	header, rows := ComparisonRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
-		"with repeats, each figure is the median over the successful repeats.\n")
-	if err := writePivot(w, r); err != nil {
-		return err
-	}
-	if err := writeMechanism(w, r); err != nil {
-		return err
-	}
-	repeated := false
-	for _, s := range r.Summaries() {
-		repeated = repeated || s.Runs+s.Failed > 1
-	}
-	if repeated {
-		fmt.Fprintf(w, "\n## Repeats: how sure\n\n")
-		if err := WriteCellStats(w, r); err != nil {
-			return err
-		}
-	}
-	writePlotsSection(w, r)
-	writeProfiles(w, r) // profile.go
-	writeExplain(w, r)
-	var failed []Cell
-	for _, c := range r.Cells {
-		if c.Status != CellOK {
-			failed = append(failed, c)
-		}
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(w, "\n## Failed cells\n\n")
-		for _, c := range failed {
-			fmt.Fprintf(w, "- **%s** (repeat %d): %s\n", c.Name, c.Repeat, c.Error)
-			if c.ServerLog != "" {
-				fmt.Fprintf(w, "\n  ```\n%s\n  ```\n", indent(c.ServerLog, "  "))
-			}
-		}
-	}
-	if len(r.Notes) > 0 {
-		fmt.Fprintf(w, "\n## Notes\n\n")
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
-	}
-	return nil
 }
 
 // pivotColumn is the parameter whose values become the pivot's columns:
