@@ -90,43 +90,25 @@ func writeTopology(w io.Writer, c Cell) {
 // maxUserPanels bounds the user-metric panels of plots/series.png.
 const maxUserPanels = 6
 
-// userPanel is one [[observe.metric]] column drawn under the built-in
-// panels of plots/series.png.
-type userPanel struct {
-	p   *plot.Plot
-	col string
-}
-
-func (u userPanel) value(p IntervalPoint) float64 {
-	if v, ok := p.Metrics[u.col]; ok {
-		return v
-	}
-	return math.NaN()
-}
-
-// userPanels makes a panel per user metric column (Run.UserMetrics),
-// at most maxUserPanels.
-func userPanels(r *Run) []userPanel {
-	var out []userPanel
+// userPanels are the [[observe.metric]] columns (Run.UserMetrics) drawn
+// under the built-in panels of plots/series.png, at most maxUserPanels.
+func userPanels(r *Run, _ []cellRun) ([]seriesPanel, string) {
+	var out []seriesPanel
+	var cols []string
 	for _, col := range r.UserMetrics {
 		if len(out) == maxUserPanels {
 			break
 		}
-		p := plot.New()
-		p.Y.Label.Text = col
-		out = append(out, userPanel{p: p, col: col})
+		out = append(out, seriesPanel{label: col, value: func(p IntervalPoint) float64 {
+			if v, ok := p.Metrics[col]; ok {
+				return v
+			}
+			return math.NaN()
+		}})
+		cols = append(cols, col)
 	}
-	return out
-}
-
-// userPanelsCaption names the user panels in the figure's caption.
-func userPanelsCaption(ups []userPanel) string {
-	if len(ups) == 0 {
-		return ""
+	if len(out) == 0 {
+		return nil, ""
 	}
-	cols := make([]string, len(ups))
-	for i, u := range ups {
-		cols[i] = u.col
-	}
-	return " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
+	return out, " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
 }
