@@ -2,7 +2,8 @@ package record
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -72,7 +73,7 @@ func (f *Fingerprint) Diff(o *Fingerprint) []Mismatch {
 		return nil
 	}
 	var out []Mismatch
-	for _, cell := range sortedKeys(f.Workload) {
+	for _, cell := range slices.Sorted(maps.Keys(f.Workload)) {
 		nw, ok := o.Workload[cell]
 		if !ok {
 			continue
@@ -116,7 +117,7 @@ func (f *Fingerprint) EnvDiff(o *Fingerprint) []Mismatch {
 	}
 	add("server flavor", f.ServerFlavor, o.ServerFlavor)
 	add("server version", f.ServerVersion, o.ServerVersion)
-	for _, cell := range sortedKeys(f.Effective) {
+	for _, cell := range slices.Sorted(maps.Keys(f.Effective)) {
 		// Variables are compared where both runs read them back: a run
 		// without read-back (a cell that failed early) is not a difference.
 		be, ne := f.Effective[cell], o.Effective[cell]
@@ -165,15 +166,6 @@ func valueOr(m map[string]string, k string) string {
 	return missing
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func unionKeys(a, b map[string]string) []string {
 	set := map[string]bool{}
 	for k := range a {
@@ -182,5 +174,5 @@ func unionKeys(a, b map[string]string) []string {
 	for k := range b {
 		set[k] = true
 	}
-	return sortedKeys(set)
+	return slices.Sorted(maps.Keys(set))
 }
