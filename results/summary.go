@@ -31,7 +31,7 @@ func summarySections() []Section {
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
 		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
-		{Title: "explain", Write: always(writeExplain)},    // table.go
+		{Title: "explain", Write: always(writeExplain)},    // explain.go
 		{Title: "failed cells", Applies: hasFailed, Write: always(writeFailed)},
 		{Title: "notes", Applies: func(r *Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
 	}
@@ -72,9 +72,27 @@ func writeTitle(w io.Writer, r *Run) error {
 	return nil
 }
 
+// environmentRows are the rows of summary.md's Environment table, in
+// order: a feature's row is its function and one line here.
+func environmentRows() []func(w io.Writer, r *Run) {
+	return []func(io.Writer, *Run){
+		writeServerEnv,
+		writeLimitsEnv, // limits.go
+		writeWorkloadEnv,
+		func(w io.Writer, r *Run) { writeTimeEnv(w, r.Time) }, // timing.go
+		writeDataEnv, // timing.go
+	}
+}
+
 func writeEnvironment(w io.Writer, r *Run) {
 	fmt.Fprintf(w, "## Environment\n\n")
 	fmt.Fprintf(w, "| | |\n|---|---|\n")
+	for _, row := range environmentRows() {
+		row(w, r)
+	}
+}
+
+func writeServerEnv(w io.Writer, r *Run) {
 	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
 	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
 	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
@@ -89,14 +107,14 @@ func writeEnvironment(w io.Writer, r *Run) {
 		}
 		fmt.Fprintf(w, "| server config | %s |\n", strings.Join(cfg, ", "))
 	}
-	writeLimitsEnv(w, r) // limits.go
+}
+
+func writeWorkloadEnv(w io.Writer, r *Run) {
 	if len(r.Plan) > 0 {
 		o := r.Plan[0].Workload
 		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
 			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
 	}
-	writeTimeEnv(w, r.Time) // timing.go
-	writeDataEnv(w, r)      // timing.go
 }
 
 func writeResults(w io.Writer, r *Run) error {

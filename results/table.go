@@ -205,63 +205,6 @@ func isScenarioParam(r *Run, scenario, name string) bool {
 	return true
 }
 
-// writeExplain says, per cell run, what the observers saw: stalls and the
-// metrics that moved at their onsets, table growth, the top waits.
-func writeExplain(w io.Writer, r *Run) {
-	any := false
-	for _, c := range r.Cells {
-		any = any || c.Stalls != nil || c.Growth != nil || len(c.Waits) > 0
-	}
-	if !any {
-		return
-	}
-	fmt.Fprintf(w, "\n## What happened in each cell\n\n")
-	for _, c := range r.Cells {
-		if c.Stalls == nil && c.Growth == nil && len(c.Waits) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "**%s** (repeat %d)\n\n", c.Name, c.Repeat)
-		if st := c.Stalls; st != nil {
-			fmt.Fprintf(w, "- stalls: %s", st.Text)
-			if ev := c.StallEvidence; len(ev) > 0 {
-				if len(ev) > 5 {
-					ev = ev[:5]
-				}
-				fmt.Fprintf(w, "; at the onsets: %s", strings.Join(ev, ", "))
-			}
-			if c.Detector != nil {
-				fmt.Fprintf(w, "; %s", c.Detector.Text)
-			} else if len(c.Injected) > 0 {
-				fmt.Fprintf(w, " (%d injected)", len(c.Injected))
-			}
-			fmt.Fprintln(w)
-		}
-		writeTopology(w, c) // topology.go
-		if ct := c.Contention; ct != nil && ct.Contended {
-			fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
-		}
-		if g := c.Growth; g != nil {
-			how := "estimated"
-			if g.RowsExact {
-				how = "counted"
-			}
-			fmt.Fprintf(w, "- table growth: %d -> %d rows (%+d, %s), %s -> %s, max(id) %d -> %d\n",
-				g.RowsBefore, g.RowsAfter, g.RowsDelta, how, mib(g.BytesBefore), mib(g.BytesAfter), g.MaxIDBefore, g.MaxIDAfter)
-		}
-		if len(c.Waits) > 0 {
-			var ws []string
-			for i, e := range c.Waits {
-				if i == 5 {
-					break
-				}
-				ws = append(ws, waitText(e))
-			}
-			fmt.Fprintf(w, "- top waits (performance_schema; total, count, average, longest): %s\n", strings.Join(ws, "; "))
-		}
-		fmt.Fprintln(w)
-	}
-}
-
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func indent(s, pre string) string {
