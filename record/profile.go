@@ -1,6 +1,6 @@
 package record
 
-import "benchmatrix/profile"
+import "benchmatrix/record/parts"
 
 // CellProfile is what profiling one cell run produced.
 type CellProfile struct {
@@ -15,17 +15,17 @@ type CellProfile struct {
 // ModeProfile is one recording of a cell: its files (relative to the
 // results directory), what it holds and its top functions.
 type ModeProfile struct {
-	Records int                 `json:"records"`
-	Seconds float64             `json:"total_seconds"` // time in the profile
-	Empty   bool                `json:"empty,omitempty"`
-	Kinds   []profile.KindShare `json:"kinds,omitempty"`
+	Records int               `json:"records"`
+	Seconds float64           `json:"total_seconds"` // time in the profile
+	Empty   bool              `json:"empty,omitempty"`
+	Kinds   []parts.KindShare `json:"kinds,omitempty"`
 	// Top is the top functions of the connection threads (all threads when
 	// none were told apart), by inclusive share.
-	Top     []profile.Func `json:"top,omitempty"`
-	TopKind string         `json:"top_kind,omitempty"`
-	Folded  string         `json:"folded,omitempty"`
-	SVG     string         `json:"svg,omitempty"`
-	Pprof   string         `json:"pprof,omitempty"`
+	Top     []parts.Func `json:"top,omitempty"`
+	TopKind string       `json:"top_kind,omitempty"`
+	Folded  string       `json:"folded,omitempty"`
+	SVG     string       `json:"svg,omitempty"`
+	Pprof   string       `json:"pprof,omitempty"`
 }
 
 // ProfileReport is what the profiles of a run say together: per scenario
@@ -42,8 +42,8 @@ type ProfileComparison struct {
 	Baseline string `json:"baseline"`
 	// CPU is the prediction from on-CPU time only, Both from on-CPU and
 	// off-CPU time of the same threads (nil when not recorded).
-	CPU  *profile.Prediction `json:"cpu,omitempty"`
-	Both *profile.Prediction `json:"both,omitempty"`
+	CPU  *parts.Prediction `json:"cpu,omitempty"`
+	Both *parts.Prediction `json:"both,omitempty"`
 	// Measured is the cells' tps ratio under the profiler; Unprofiled the
 	// ratio of their unprofiled twins (0 when there are none).
 	Measured   float64 `json:"measured_ratio"`
