@@ -4,22 +4,13 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"benchmatrix/record/parts"
 )
 
 // OnsetMatch is how the stall detector did against the stalls an [inject]
-// section caused: each injected onset inside the measured window is a hit
-// when a detected stall began within the tolerance of it, else a miss; a
-// detected stall matched to no injection is a false alarm.
-type OnsetMatch struct {
-	Injected    int `json:"injected"` // inside the measured window
-	Hits        int `json:"hits"`
-	Misses      int `json:"misses"`
-	FalseAlarms int `json:"false_alarms"`
-	// Outside counts injections before or after the measured window
-	// (warm-up, drain): not expected to be found.
-	Outside int    `json:"outside,omitempty"`
-	Text    string `json:"text"`
-}
+// section caused (parts.OnsetMatch).
+type OnsetMatch = parts.OnsetMatch
 
 // OnsetTolerance is how far (seconds) a detected onset may be from the
 // injected one: a hold that begins late in a second shows in the next

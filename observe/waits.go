@@ -4,20 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"sort"
+
+	"benchmatrix/record/parts"
 )
 
-// WaitEvent is one performance_schema wait event's share of a cell: the
-// change of its global summary over the cell.
-type WaitEvent struct {
-	Event   string  `json:"event"`
-	Count   int64   `json:"count"`
-	Seconds float64 `json:"seconds"`
-	// MaxSeconds is the longest single wait: within the cell when MaxInCell
-	// (the server's maximum rose during it), else the server's maximum
-	// since its start, an upper bound.
-	MaxSeconds float64 `json:"max_seconds,omitempty"`
-	MaxInCell  bool    `json:"max_in_cell,omitempty"`
-}
+// WaitEvent is one performance_schema wait event's share of a cell
+// (parts.WaitEvent).
+type WaitEvent = parts.WaitEvent
 
 // WaitSnapshot is the global wait summary at one moment; nil when
 // performance_schema is off (its tables are then empty).

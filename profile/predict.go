@@ -3,6 +3,8 @@ package profile
 import (
 	"sort"
 	"strings"
+
+	"benchmatrix/record/parts"
 )
 
 // node is a call tree of one or two profiles: A holds the first's weight
@@ -73,32 +75,12 @@ const (
 	GoneFactor   = 0.1
 )
 
-// Gone is one call path the scenario no longer spends time in.
-type Gone struct {
-	// Path is the call path from the thread kind to the frame, folded.
-	Path string `json:"path"`
-	// Frame is its last frame; Caller the one before.
-	Frame  string  `json:"frame"`
-	Caller string  `json:"caller,omitempty"`
-	Share  float64 `json:"baseline_share"` // of the baseline's time
-	// ScenarioShare is the share of the scenario's time in the same path.
-	ScenarioShare float64 `json:"scenario_share"`
-}
+// Gone is one call path the scenario no longer spends time in (parts.Gone).
+type Gone = parts.Gone
 
-// Prediction is the durability report's method: the share of the
-// baseline's time spent in call paths the scenario no longer spends time
-// in; removing that time predicts the scenario's rate as the baseline's
-// divided by (1 - share), for a closed loop whose transactions take the
-// time the profile measures.
-type Prediction struct {
-	// Kind is the threads compared: connection threads when both profiles
-	// have them (their time is the transactions'), else all threads ("").
-	Kind  string  `json:"kind,omitempty"`
-	Share float64 `json:"share"`
-	// Ratio is the predicted tps of the scenario over the baseline's.
-	Ratio float64 `json:"predicted_ratio"`
-	Gone  []Gone  `json:"gone,omitempty"`
-}
+// Prediction is the durability report's method (parts.Prediction, in
+// run.json).
+type Prediction = parts.Prediction
 
 // Predict compares a scenario's profile with the baseline's. Paths are
 // compared by their shares (each profile's own total), and only the

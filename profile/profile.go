@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"benchmatrix/record/parts"
 )
 
 // Mode is what a profile measures.
@@ -257,13 +259,8 @@ func (p *Profile) Kinds() []KindShare {
 	return out
 }
 
-// KindShare is one kind of thread's part of a profile.
-type KindShare struct {
-	Kind    string  `json:"kind"`
-	Weight  int64   `json:"weight_ns"`
-	Share   float64 `json:"share"`
-	Threads int     `json:"threads"`
-}
+// KindShare is one kind of thread's part of a profile (parts.KindShare).
+type KindShare = parts.KindShare
 
 func share(w, total int64) float64 {
 	if total <= 0 {
@@ -380,13 +377,8 @@ func sortedStacks(m map[string]int64) []string {
 	return out
 }
 
-// Func is one function's inclusive share: the part of the profile's
-// weight in stacks that pass through it (counted once per stack however
-// often it recurs).
-type Func struct {
-	Name  string  `json:"name"`
-	Share float64 `json:"share"`
-}
+// Func is one function's inclusive share (parts.Func).
+type Func = parts.Func
 
 // Top lists the n functions with the largest inclusive share; thread
 // kinds (the first frame) and the frames every stack shares trivially

@@ -14,6 +14,7 @@ import (
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // Defaults of a comparison.
@@ -57,11 +58,21 @@ type metric struct {
 	value          func(*oltp.Result) float64
 }
 
-var compareMetrics = []metric{
-	{"tps", "tps", true, (*oltp.Result).TPS},
-	{"p95", "ms", false, func(r *oltp.Result) float64 { return r.Latency.P95 }},
-	{"p99", "ms", false, func(r *oltp.Result) float64 { return r.Latency.P99 }},
-}
+// compareMetrics are record.Columns' entries with a Compare name, in its
+// order: figures of the engine's result.
+var compareMetrics = func() []metric {
+	var out []metric
+	for _, col := range record.Columns {
+		if col.Compare == "" {
+			continue
+		}
+		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(r *oltp.Result) float64 {
+			v, _ := col.Value(&Cell{Status: CellOK, Result: r})
+			return v
+		}})
+	}
+	return out
+}()
 
 // Comparison is the outcome of comparing a new run with a base run, cell by
 // cell.

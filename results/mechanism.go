@@ -6,29 +6,17 @@ import (
 	"math"
 	"strings"
 
-	"benchmatrix/observe"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // The mechanism of a cell: what each transaction cost the server and the
 // device over the measured window, from the sampled metrics. Per-transaction
 // figures are Σ metric / Σ tps over the measured seconds where both have a
 // value (so a busy second weighs more than an idle one).
-var MechanismColumns = []string{
-	"data_fsyncs_trx",   // Innodb_data_fsyncs per transaction (MariaDB: the redo log's included)
-	"redo_fsyncs_trx",   // Innodb_os_log_fsyncs per transaction (MySQL only)
-	"binlog_fsyncs_trx", // binary log fsyncs per transaction
-	"disk_writes_trx",   // device writes completed per transaction
-	"disk_kb_trx",       // KiB written to the device per transaction
-	"disk_flushes_trx",  // device cache flushes per transaction
-	"server_cpu_us_trx", // server CPU (user + system) per transaction, µs
-	"disk_iops",         // device reads + writes per second (mean)
-	"disk_kb_io",        // KiB per IO (read + written over reads + writes)
-	"disk_queue",        // mean IOs in flight: IOPS × await (Little's law, like sar's aqu-sz)
-	"disk_await_ms",     // mean time per IO, queueing included (IO-weighted)
-	"disk_util_pct",     // share of time the device was busy (mean)
-	"cpu_other_pct",     // CPU used by other processes, % of one CPU (median)
-}
+// MechanismColumns are the names of those figures: record.Columns' entries
+// marked Mechanism, in its order.
+var MechanismColumns = record.ColumnNames(func(c record.Column) bool { return c.Mechanism })
 
 // perTrx maps a per-transaction figure to the per-second column it sums
 // and a scale.
@@ -137,7 +125,7 @@ func Observe(c *Cell, columns []string) {
 	for i := range rows {
 		ioAll[i] = rkb[i] + wkb[i]
 	}
-	ct := observe.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, observe.ContentionThresholds{})
+	ct := record.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, record.ContentionThresholds{})
 	if ct.Intervals > 0 {
 		if !math.IsNaN(ct.CPUOtherPct) {
 			set("cpu_other_pct", ct.CPUOtherPct)
@@ -158,45 +146,19 @@ func finiteOr0(v float64) float64 {
 }
 
 // CellValue is one figure of a successful cell run by its cells.csv or
-// expectation column name; NaN when there is none.
-func CellValue(c *Cell, column string) float64 {
-	if c.Status != CellOK || c.Result == nil {
-		return math.NaN()
-	}
-	r := c.Result
-	switch column {
-	case "tps":
-		return r.TPS()
-	case "qps":
-		return r.QPS()
-	case "lat_avg_ms":
-		return r.Latency.Avg
-	case "lat_p95_ms":
-		return r.Latency.P95
-	case "lat_p99_ms":
-		return r.Latency.P99
-	case "lat_max_ms":
-		return r.Latency.Max
-	}
-	if v, ok := c.Mechanism[column]; ok {
-		return v
-	}
-	return math.NaN()
+// expectation column name; NaN when there is none (record.CellValue).
+func CellValue(c *Cell, column string) float64 { return record.CellValue(c, column) }
+
+// mechanismFormat is the fmt verb that prints a mechanism figure in
+// summary.md, and mechanismHeader its table heading (record.Columns).
+func mechanismFormat(k string) string {
+	col, _ := record.ColumnNamed(k)
+	return col.Figure
 }
 
-// mechanismFormats prints each mechanism figure.
-var mechanismFormats = map[string]string{
-	"data_fsyncs_trx": "%.2f", "redo_fsyncs_trx": "%.2f", "binlog_fsyncs_trx": "%.2f", "disk_writes_trx": "%.2f",
-	"disk_kb_trx": "%.1f", "disk_flushes_trx": "%.2f", "server_cpu_us_trx": "%.0f", "disk_iops": "%.0f",
-	"disk_kb_io": "%.1f", "disk_queue": "%.2f", "disk_await_ms": "%.3f", "disk_util_pct": "%.0f", "cpu_other_pct": "%.0f",
-}
-
-// MechanismHeaders are the summary table's headings for MechanismColumns.
-var mechanismHeaders = map[string]string{
-	"data_fsyncs_trx": "data fsync/trx", "redo_fsyncs_trx": "redo fsync/trx", "binlog_fsyncs_trx": "binlog fsync/trx",
-	"disk_writes_trx": "dev writes/trx", "disk_kb_trx": "KiB written/trx", "disk_flushes_trx": "dev flushes/trx",
-	"server_cpu_us_trx": "server CPU µs/trx", "disk_iops": "IOPS", "disk_kb_io": "KiB/IO", "disk_queue": "queue",
-	"disk_await_ms": "await ms", "disk_util_pct": "util %", "cpu_other_pct": "other CPU %",
+func mechanismHeader(k string) string {
+	col, _ := record.ColumnNamed(k)
+	return col.Heading
 }
 
 // mechanismMedians is, per cell name, the median of each mechanism figure
@@ -252,7 +214,7 @@ func MechanismRows(r *Run) ([]string, [][]string) {
 	}
 	header := []string{"cell"}
 	for _, k := range cols {
-		header = append(header, mechanismHeaders[k])
+		header = append(header, mechanismHeader(k))
 	}
 	header = append(header, "contended")
 	var rows [][]string
@@ -264,7 +226,7 @@ func MechanismRows(r *Run) ([]string, [][]string) {
 				row = append(row, "-")
 				continue
 			}
-			row = append(row, fmt.Sprintf(mechanismFormats[k], v))
+			row = append(row, fmt.Sprintf(mechanismFormat(k), v))
 		}
 		c := cont[s.Name]
 		switch {
@@ -286,7 +248,7 @@ func mechanismLine(m map[string]float64) string {
 	var parts []string
 	add := func(k, unit string) {
 		if v, ok := m[k]; ok {
-			parts = append(parts, fmt.Sprintf(mechanismFormats[k]+" %s", v, unit))
+			parts = append(parts, fmt.Sprintf(mechanismFormat(k)+" %s", v, unit))
 		}
 	}
 	add("data_fsyncs_trx", "data fsyncs")
@@ -311,7 +273,7 @@ func mechanismLine(m map[string]float64) string {
 // waitText is "wait/io/file/sql/binlog 1.234 s (4100, avg 301 µs, max
 // 11.3 ms)"; a maximum that did not rise during the cell is the server's
 // since its start, written "max ≤ ...".
-func waitText(e observe.WaitEvent) string {
+func waitText(e record.WaitEvent) string {
 	s := fmt.Sprintf("%s %.3f s (%d", e.Event, e.Seconds, e.Count)
 	if e.Count > 0 {
 		s += ", avg " + durText(e.Seconds/float64(e.Count))

@@ -464,28 +464,20 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	}
 
 	tpsP, latP := plot.New(), plot.New()
-	// The IO panels under them, when the sampler recorded fsyncs or the
-	// device: the mechanism next to the throughput.
-	var ioP, awP *plot.Plot
-	for _, cr := range runs {
-		for _, p := range cr.points {
-			if !math.IsNaN(fsyncsOf(p)) && ioP == nil {
-				ioP = plot.New()
-			}
-			if _, ok := p.Metrics["disk_await_ms"]; ok && awP == nil {
-				awP = plot.New()
-			}
-		}
+	// The features' panels under them (the mechanism's IO, the user's
+	// metrics): each source contributes its own.
+	var extra []seriesPanel
+	var extraCaption string
+	for _, src := range seriesPanelSources() {
+		ps, caption := src(r, runs)
+		extra = append(extra, ps...)
+		extraCaption += caption
 	}
 	panels := []*plot.Plot{tpsP, latP}
-	for _, p := range []*plot.Plot{ioP, awP} {
-		if p != nil {
-			panels = append(panels, p)
-		}
-	}
-	ups := userPanels(r) // topology.go
-	for _, u := range ups {
-		panels = append(panels, u.p)
+	for i := range extra {
+		extra[i].p = plot.New()
+		extra[i].p.Y.Label.Text = extra[i].label
+		panels = append(panels, extra[i].p)
 	}
 	maxT, maxTPS, warmEnd := 0.0, 0.0, 0.0
 	minLat, maxLat := math.Inf(1), 0.0
@@ -537,7 +529,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		}
 	}
 	for _, cr := range runs {
-		addEventMarks(panels, cr.cell) // topology.go
+		for _, mark := range seriesMarkSources() {
+			mark(panels, cr.cell)
+		}
 	}
 	for _, p := range panels {
 		gr := plotter.NewGrid()
@@ -567,19 +561,8 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 				return p.P95
 			}},
 		}
-		if ioP != nil {
-			pvs = append(pvs, panelValue{ioP, fsyncsOf})
-		}
-		if awP != nil {
-			pvs = append(pvs, panelValue{awP, func(p IntervalPoint) float64 {
-				if v, ok := p.Metrics["disk_await_ms"]; ok {
-					return v
-				}
-				return math.NaN()
-			}})
-		}
-		for _, u := range ups { // topology.go
-			pvs = append(pvs, panelValue{u.p, u.value})
+		for _, sp := range extra {
+			pvs = append(pvs, panelValue{sp.p, sp.value})
 		}
 		for _, panel := range pvs {
 			warm, run := segments(cr.points, panel.value)
@@ -645,13 +628,10 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	tpsP.Y.Min, tpsP.Y.Max = 0, math.Max(maxTPS*1.05, 1)
 	latP.Y.Label.Text = "p95 latency, ms"
 	latP.X.Label.Text = "seconds since the cell started (warm-up included)"
-	if ioP != nil {
-		ioP.Y.Label.Text = "fsyncs/s (data+redo+binlog)"
-		ioP.Y.Min = 0
-	}
-	if awP != nil {
-		awP.Y.Label.Text = "disk await, ms"
-		awP.Y.Min = 0
+	for _, sp := range extra {
+		if sp.min0 {
+			sp.p.Y.Min = 0
+		}
 	}
 	if len(panels) > 2 {
 		latP.X.Label.Text = ""
@@ -688,10 +668,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	if len(stallColors) > 0 {
 		caption += " Stalls found in the measured window shaded."
 	}
-	if len(panels) > 2 {
-		caption += " Below: fsyncs per second (InnoDB's, the redo log's where counted apart, the binary log's) and the datadir device's await."
-	}
-	caption += userPanelsCaption(ups) // topology.go
+	caption += extraCaption
 	rows := make([][]*plot.Plot, len(panels))
 	for i, p := range panels {
 		rows[i] = []*plot.Plot{p}
@@ -951,6 +928,65 @@ func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, label)
 	}
+}
+
+// seriesPanel is one panel under tps and p95 latency in plots/series*.png:
+// a per-second figure a feature contributes.
+type seriesPanel struct {
+	label string                      // the Y axis
+	value func(IntervalPoint) float64 // NaN: nothing that second
+	min0  bool                        // the axis starts at 0
+	p     *plot.Plot                  // drawn by seriesFigure
+}
+
+// seriesPanelSource contributes a feature's panels, and what the caption
+// says of them, for the cell runs one figure draws.
+type seriesPanelSource func(r *Run, runs []cellRun) (panels []seriesPanel, caption string)
+
+// seriesPanelSources are the features' panels, in figure order: a new one
+// is its function and one line here.
+func seriesPanelSources() []seriesPanelSource {
+	return []seriesPanelSource{
+		ioPanels,   // plot.go: the mechanism next to the throughput
+		userPanels, // topology.go: [[observe.metric]] columns
+	}
+}
+
+// seriesMarkSources are the features' marks drawn over every panel for
+// each cell run.
+func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
+	return []func([]*plot.Plot, Cell){
+		addEventMarks, // topology.go: node events
+	}
+}
+
+// ioPanels are fsyncs per second and the device's await, when the sampler
+// recorded them: the mechanism next to the throughput.
+func ioPanels(_ *Run, runs []cellRun) ([]seriesPanel, string) {
+	fsyncs, await := false, false
+	for _, cr := range runs {
+		for _, p := range cr.points {
+			fsyncs = fsyncs || !math.IsNaN(fsyncsOf(p))
+			_, ok := p.Metrics["disk_await_ms"]
+			await = await || ok
+		}
+	}
+	var out []seriesPanel
+	if fsyncs {
+		out = append(out, seriesPanel{label: "fsyncs/s (data+redo+binlog)", value: fsyncsOf, min0: true})
+	}
+	if await {
+		out = append(out, seriesPanel{label: "disk await, ms", min0: true, value: func(p IntervalPoint) float64 {
+			if v, ok := p.Metrics["disk_await_ms"]; ok {
+				return v
+			}
+			return math.NaN()
+		}})
+	}
+	if len(out) == 0 {
+		return nil, ""
+	}
+	return out, " Below: fsyncs per second (InnoDB's, the redo log's where counted apart, the binary log's) and the datadir device's await."
 }
 
 // fsyncsOf is an interval's fsyncs per second: InnoDB's (data_fsyncs_s,

@@ -14,6 +14,7 @@ import (
 
 	"benchmatrix/experiment"
 	"benchmatrix/profile"
+	"benchmatrix/record"
 )
 
 // ProfilesDir holds the profiles of a run's cells: one directory per cell
@@ -22,31 +23,11 @@ import (
 // with the differential flame graphs against the baseline.
 const ProfilesDir = "profiles"
 
-// CellProfile is what profiling one cell run produced.
-type CellProfile struct {
-	Mode    string  `json:"mode"`
-	Seconds float64 `json:"seconds"` // the profiled window
-	// CPU and OffCPU are the two recordings' results (nil when not taken).
-	CPU    *ModeProfile `json:"cpu,omitempty"`
-	OffCPU *ModeProfile `json:"offcpu,omitempty"`
-	Notes  []string     `json:"notes,omitempty"`
-}
+// CellProfile is what profiling one cell run produced (record.CellProfile).
+type CellProfile = record.CellProfile
 
-// ModeProfile is one recording of a cell: its files (relative to the
-// results directory), what it holds and its top functions.
-type ModeProfile struct {
-	Records int                 `json:"records"`
-	Seconds float64             `json:"total_seconds"` // time in the profile
-	Empty   bool                `json:"empty,omitempty"`
-	Kinds   []profile.KindShare `json:"kinds,omitempty"`
-	// Top is the top functions of the connection threads (all threads when
-	// none were told apart), by inclusive share.
-	Top     []profile.Func `json:"top,omitempty"`
-	TopKind string         `json:"top_kind,omitempty"`
-	Folded  string         `json:"folded,omitempty"`
-	SVG     string         `json:"svg,omitempty"`
-	Pprof   string         `json:"pprof,omitempty"`
-}
+// ModeProfile is one recording of a cell (record.ModeProfile).
+type ModeProfile = record.ModeProfile
 
 // TopFunctions is how many functions a cell's profile lists in summary.md.
 const TopFunctions = 8
@@ -118,30 +99,13 @@ func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, secon
 	return mp, nil
 }
 
-// ProfileReport is what the profiles of a run say together: per scenario
-// against the baseline, the prediction and the differential graphs.
-type ProfileReport struct {
-	Comparisons []ProfileComparison `json:"comparisons,omitempty"`
-	Notes       []string            `json:"notes,omitempty"`
-}
+// ProfileReport is what the profiles of a run say together
+// (record.ProfileReport).
+type ProfileReport = record.ProfileReport
 
-// ProfileComparison is one profiled cell against its baseline cell, over
-// all their repeats.
-type ProfileComparison struct {
-	Cell     string `json:"cell"`
-	Baseline string `json:"baseline"`
-	// CPU is the prediction from on-CPU time only, Both from on-CPU and
-	// off-CPU time of the same threads (nil when not recorded).
-	CPU  *profile.Prediction `json:"cpu,omitempty"`
-	Both *profile.Prediction `json:"both,omitempty"`
-	// Measured is the cells' tps ratio under the profiler; Unprofiled the
-	// ratio of their unprofiled twins (0 when there are none).
-	Measured   float64 `json:"measured_ratio"`
-	Unprofiled float64 `json:"unprofiled_ratio,omitempty"`
-	// DiffCPU and DiffOffCPU are the differential flame graphs.
-	DiffCPU    string `json:"diff_cpu_svg,omitempty"`
-	DiffOffCPU string `json:"diff_offcpu_svg,omitempty"`
-}
+// ProfileComparison is one profiled cell against its baseline cell
+// (record.ProfileComparison).
+type ProfileComparison = record.ProfileComparison
 
 // withProfiles is the run with its ProfileReport, computed from the
 // folded stacks under dir (the differential graphs are written there).

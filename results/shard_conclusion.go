@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -128,7 +129,7 @@ func shardWarnings(r *Run, ratios []RatioLine, br map[string]map[int]*Cell) []st
 			}
 		}
 	}
-	for _, h := range sortedKeys(together) {
+	for _, h := range slices.Sorted(maps.Keys(together)) {
 		out = append(out, fmt.Sprintf("shards %s ran on host %s at the same time and competed for its CPUs and disk: "+
 			"their absolute figures are lower than one shard alone would measure (the contention flag marks the cells where it was seen); ratios within a shard stay paired",
 			intsOrNone(together[h]), h))

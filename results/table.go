@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -94,93 +93,6 @@ func anyRow(s []string) []any {
 		out[i] = v
 	}
 	return out
-}
-
-// WriteMarkdown writes summary.md: what was run, where, the comparison
-// table and what went wrong.
-func WriteMarkdown(w io.Writer, r *Run) error {
-	fmt.Fprintf(w, "# %s\n\n", r.Experiment)
-	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
-	}
-	fmt.Fprintf(w, "Status: **%s**. Started %s", r.Status, r.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
-	if !r.Finished.IsZero() {
-		fmt.Fprintf(w, ", took %s", r.Finished.Sub(r.Started).Round(1e9))
-	}
-	fmt.Fprintf(w, ".\n\n")
-	WriteConclusion(w, r)
-	fmt.Fprintf(w, "## Environment\n\n")
-	fmt.Fprintf(w, "| | |\n|---|---|\n")
-	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
-	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
-	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
-	if r.Host.Storage != "" {
-		fmt.Fprintf(w, "| datadir storage | %s (%s) |\n", r.Host.Storage, r.Host.Filesystem)
-	}
-	fmt.Fprintf(w, "| tool | %s %s (%s, %s/%s) |\n", r.Tool.Name, r.Tool.Version, r.Tool.GoVersion, runtime.GOOS, runtime.GOARCH)
-	if len(r.ServerConfig) > 0 {
-		var cfg []string
-		for _, p := range r.ServerConfig {
-			cfg = append(cfg, p.Name+"="+p.Value)
-		}
-		fmt.Fprintf(w, "| server config | %s |\n", strings.Join(cfg, ", "))
-	}
-	writeLimitsEnv(w, r) // limits.go
-	if len(r.Plan) > 0 {
-		o := r.Plan[0].Workload
-		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
-			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
-	}
-	writeTimeEnv(w, r.Time) // timing.go
-	writeDataEnv(w, r)      // timing.go
-	fmt.Fprintf(w, "\n## Results\n\n")
-	header, rows := ComparisonRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
-		"with repeats, each figure is the median over the successful repeats.\n")
-	if err := writePivot(w, r); err != nil {
-		return err
-	}
-	if err := writeMechanism(w, r); err != nil {
-		return err
-	}
-	repeated := false
-	for _, s := range r.Summaries() {
-		repeated = repeated || s.Runs+s.Failed > 1
-	}
-	if repeated {
-		fmt.Fprintf(w, "\n## Repeats: how sure\n\n")
-		if err := WriteCellStats(w, r); err != nil {
-			return err
-		}
-	}
-	writePlotsSection(w, r)
-	writeProfiles(w, r) // profile.go
-	writeExplain(w, r)
-	var failed []Cell
-	for _, c := range r.Cells {
-		if c.Status != CellOK {
-			failed = append(failed, c)
-		}
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(w, "\n## Failed cells\n\n")
-		for _, c := range failed {
-			fmt.Fprintf(w, "- **%s** (repeat %d): %s\n", c.Name, c.Repeat, c.Error)
-			if c.ServerLog != "" {
-				fmt.Fprintf(w, "\n  ```\n%s\n  ```\n", indent(c.ServerLog, "  "))
-			}
-		}
-	}
-	if len(r.Notes) > 0 {
-		fmt.Fprintf(w, "\n## Notes\n\n")
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "- %s\n", n)
-		}
-	}
-	return nil
 }
 
 // pivotColumn is the parameter whose values become the pivot's columns:
@@ -291,63 +203,6 @@ func isScenarioParam(r *Run, scenario, name string) bool {
 		}
 	}
 	return true
-}
-
-// writeExplain says, per cell run, what the observers saw: stalls and the
-// metrics that moved at their onsets, table growth, the top waits.
-func writeExplain(w io.Writer, r *Run) {
-	any := false
-	for _, c := range r.Cells {
-		any = any || c.Stalls != nil || c.Growth != nil || len(c.Waits) > 0
-	}
-	if !any {
-		return
-	}
-	fmt.Fprintf(w, "\n## What happened in each cell\n\n")
-	for _, c := range r.Cells {
-		if c.Stalls == nil && c.Growth == nil && len(c.Waits) == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "**%s** (repeat %d)\n\n", c.Name, c.Repeat)
-		if st := c.Stalls; st != nil {
-			fmt.Fprintf(w, "- stalls: %s", st.Text)
-			if ev := c.StallEvidence; len(ev) > 0 {
-				if len(ev) > 5 {
-					ev = ev[:5]
-				}
-				fmt.Fprintf(w, "; at the onsets: %s", strings.Join(ev, ", "))
-			}
-			if c.Detector != nil {
-				fmt.Fprintf(w, "; %s", c.Detector.Text)
-			} else if len(c.Injected) > 0 {
-				fmt.Fprintf(w, " (%d injected)", len(c.Injected))
-			}
-			fmt.Fprintln(w)
-		}
-		writeTopology(w, c) // topology.go
-		if ct := c.Contention; ct != nil && ct.Contended {
-			fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
-		}
-		if g := c.Growth; g != nil {
-			how := "estimated"
-			if g.RowsExact {
-				how = "counted"
-			}
-			fmt.Fprintf(w, "- table growth: %d -> %d rows (%+d, %s), %s -> %s, max(id) %d -> %d\n",
-				g.RowsBefore, g.RowsAfter, g.RowsDelta, how, mib(g.BytesBefore), mib(g.BytesAfter), g.MaxIDBefore, g.MaxIDAfter)
-		}
-		if len(c.Waits) > 0 {
-			var ws []string
-			for i, e := range c.Waits {
-				if i == 5 {
-					break
-				}
-				ws = append(ws, waitText(e))
-			}
-			fmt.Fprintf(w, "- top waits (performance_schema; total, count, average, longest): %s\n", strings.Join(ws, "; "))
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -10,38 +10,19 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"benchmatrix/record"
 )
 
-// TopologyResult is what a cell on a topology (a primary with replicas, a
-// Galera cluster) records beside its figures: its nodes, the data checks
-// on every node and the node events that happened.
-type TopologyResult struct {
-	Kind  string   `json:"kind"`
-	Nodes []string `json:"nodes"` // "node1=127.0.0.1:PORT (primary)", ...
-	// Checks compare every node's data with node 1's (row counts and
-	// CHECKSUM TABLE): after loading and after the cell.
-	Checks []DataCheck `json:"checks,omitempty"`
-	Events []NodeEvent `json:"events,omitempty"`
-	Healed []string    `json:"healed,omitempty"`
-}
+// TopologyResult is what a cell on a topology records beside its figures
+// (record.TopologyResult).
+type TopologyResult = record.TopologyResult
 
-// DataCheck is one comparison of the nodes' data.
-type DataCheck struct {
-	When        string   `json:"when"`
-	Equal       bool     `json:"equal"`
-	Summary     string   `json:"summary"`
-	Differences []string `json:"differences,omitempty"`
-}
+// DataCheck is one comparison of the nodes' data (record.DataCheck).
+type DataCheck = record.DataCheck
 
-// NodeEvent is one [[events]] entry as it happened: when (seconds on the
-// cell's clock, intervals.csv's t), on which node, and its error if it
-// failed.
-type NodeEvent struct {
-	At     float64 `json:"at"`
-	Node   int     `json:"node"`
-	Action string  `json:"action"`
-	Error  string  `json:"error,omitempty"`
-}
+// NodeEvent is one [[events]] entry as it happened (record.NodeEvent).
+type NodeEvent = record.NodeEvent
 
 // eventMarks draws a cell's node events as vertical lines labelled with
 // the node and action ("node2 pause"), over the whole panel.
@@ -109,43 +90,25 @@ func writeTopology(w io.Writer, c Cell) {
 // maxUserPanels bounds the user-metric panels of plots/series.png.
 const maxUserPanels = 6
 
-// userPanel is one [[observe.metric]] column drawn under the built-in
-// panels of plots/series.png.
-type userPanel struct {
-	p   *plot.Plot
-	col string
-}
-
-func (u userPanel) value(p IntervalPoint) float64 {
-	if v, ok := p.Metrics[u.col]; ok {
-		return v
-	}
-	return math.NaN()
-}
-
-// userPanels makes a panel per user metric column (Run.UserMetrics),
-// at most maxUserPanels.
-func userPanels(r *Run) []userPanel {
-	var out []userPanel
+// userPanels are the [[observe.metric]] columns (Run.UserMetrics) drawn
+// under the built-in panels of plots/series.png, at most maxUserPanels.
+func userPanels(r *Run, _ []cellRun) ([]seriesPanel, string) {
+	var out []seriesPanel
+	var cols []string
 	for _, col := range r.UserMetrics {
 		if len(out) == maxUserPanels {
 			break
 		}
-		p := plot.New()
-		p.Y.Label.Text = col
-		out = append(out, userPanel{p: p, col: col})
+		out = append(out, seriesPanel{label: col, value: func(p IntervalPoint) float64 {
+			if v, ok := p.Metrics[col]; ok {
+				return v
+			}
+			return math.NaN()
+		}})
+		cols = append(cols, col)
 	}
-	return out
-}
-
-// userPanelsCaption names the user panels in the figure's caption.
-func userPanelsCaption(ups []userPanel) string {
-	if len(ups) == 0 {
-		return ""
+	if len(out) == 0 {
+		return nil, ""
 	}
-	cols := make([]string, len(ups))
-	for i, u := range ups {
-		cols[i] = u.col
-	}
-	return " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
+	return out, " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
 }

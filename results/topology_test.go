@@ -31,11 +31,11 @@ func TestUserPanelsBounded(t *testing.T) {
 	for i := 0; i < maxUserPanels+3; i++ {
 		cols = append(cols, "node"+string(rune('1'+i))+".m")
 	}
-	ups := userPanels(&Run{UserMetrics: cols})
-	if len(ups) != maxUserPanels || ups[0].col != "node1.m" || ups[0].p.Y.Label.Text != "node1.m" {
-		t.Fatalf("%d panels, first %q", len(ups), ups[0].col)
+	ups, _ := userPanels(&Run{UserMetrics: cols}, nil)
+	if len(ups) != maxUserPanels || ups[0].label != "node1.m" {
+		t.Fatalf("%d panels, first %q", len(ups), ups[0].label)
 	}
-	if c := userPanelsCaption(ups[:2]); !strings.Contains(c, "node1.m, node2.m") {
+	if _, c := userPanels(&Run{UserMetrics: cols[:2]}, nil); !strings.Contains(c, "node1.m, node2.m") {
 		t.Fatalf("caption %q", c)
 	}
 	if v := ups[0].value(IntervalPoint{Metrics: map[string]float64{"node1.m": 7}}); v != 7 {

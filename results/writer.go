@@ -9,7 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
+
+	"benchmatrix/record"
 )
 
 // File names inside a results directory (docs/design.md's contract).
@@ -34,16 +35,13 @@ type Writer struct {
 }
 
 // CellColumns returns the header of cells.csv for the given varying
-// parameters.
+// parameters: cell, scenario, the parameters, repeat, status, then
+// record.Columns.
 func CellColumns(params []string) []string {
 	h := []string{"cell", "scenario"}
 	h = append(h, params...)
-	h = append(h, "repeat", "status", "tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
-		"errors", "reconnects", "events", "seconds", "rows_delta", "stall_count", "stall_seconds", "stall_period_s", "error")
-	// Added later, at the end so the positions above hold: the mechanism
-	// (mechanism.go) and the contention flag.
-	h = append(h, MechanismColumns...)
-	return append(h, "contended")
+	h = append(h, "repeat", "status")
+	return append(h, record.ColumnNames(nil)...)
 }
 
 // IntervalColumns is the header of intervals.csv.
@@ -96,42 +94,8 @@ func CellRow(c *Cell, params []string) []string {
 		row = append(row, c.Param(p))
 	}
 	row = append(row, strconv.Itoa(c.Repeat), c.Status)
-	if r := c.Result; r != nil && c.Status == CellOK {
-		row = append(row, f2(r.TPS()), f2(r.QPS()), f3(r.Latency.Avg), f3(r.Latency.P95), f3(r.Latency.P99), f3(r.Latency.Max),
-			strconv.FormatInt(r.Errors, 10), strconv.FormatInt(r.Reconnects, 10), strconv.FormatInt(r.Events, 10), f3(r.Elapsed.Seconds()))
-	} else {
-		row = append(row, "", "", "", "", "", "", "", "", "", "")
-	}
-	if g := c.Growth; g != nil {
-		row = append(row, strconv.FormatInt(g.RowsDelta, 10))
-	} else {
-		row = append(row, "")
-	}
-	if st := c.Stalls; st != nil {
-		period := ""
-		if st.PeriodSeconds > 0 {
-			period = f2(st.PeriodSeconds)
-		}
-		row = append(row, strconv.Itoa(st.Count), f2(st.TotalSeconds), period)
-	} else {
-		row = append(row, "", "", "")
-	}
-	// One line per row, so that a resumed run can check rows line by line.
-	row = append(row, strings.Join(strings.Fields(c.Error), " "))
-	for _, k := range MechanismColumns {
-		if v, ok := c.Mechanism[k]; ok {
-			row = append(row, strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64))
-		} else {
-			row = append(row, "")
-		}
-	}
-	switch {
-	case c.Contention == nil:
-		row = append(row, "")
-	case c.Contention.Contended:
-		row = append(row, "yes")
-	default:
-		row = append(row, "no")
+	for _, col := range record.Columns {
+		row = append(row, col.Field(c))
 	}
 	return row
 }
@@ -167,8 +131,13 @@ func IntervalRows(c *Cell, nmetrics int) [][]string {
 	return rows
 }
 
-// WriteRun replaces run.json atomically.
+// WriteRun replaces run.json atomically. A value JSON cannot carry (NaN,
+// ±Inf: a frozen server's figures) is written as 0, or left out of a map,
+// and the run's notes say which (record.Finite): never a failed write.
 func (w *Writer) WriteRun(r *Run) error {
+	for _, n := range record.Finite(r) {
+		r.Notes = append(r.Notes, "run.json: "+n)
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -246,5 +215,14 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+// f2 and f3 print a figure with 2 or 3 decimals; a value that is not a
+// number (NaN, ±Inf) is an empty field.
+func f2(v float64) string { return fixed(v, 2) }
+func f3(v float64) string { return fixed(v, 3) }
+
+func fixed(v float64, digits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', digits, 64)
+}

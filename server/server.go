@@ -10,18 +10,13 @@ import (
 	"fmt"
 	"strings"
 
+	"benchmatrix/record/parts"
+
 	"github.com/go-sql-driver/mysql"
 )
 
-// Info describes a running server.
-type Info struct {
-	Provider string `json:"provider"`
-	Flavor   Flavor `json:"flavor"`
-	Version  string `json:"version"`
-	Binary   string `json:"binary,omitempty"`
-	Address  string `json:"address"`
-	Datadir  string `json:"datadir,omitempty"`
-}
+// Info describes a running server: parts.ServerInfo, in run.json.
+type Info = parts.ServerInfo
 
 // Setting is one server variable and the value wanted for it, as text.
 type Setting struct {

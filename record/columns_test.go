@@ -1,0 +1,37 @@
+package record
+
+import (
+	"slices"
+	"testing"
+
+	"benchmatrix/experiment"
+)
+
+// An expectation may compare exactly the columns marked Expect: the
+// manifest's validation (experiment.ExpectColumns, which cannot import
+// this package) and the table agree.
+func TestExpectColumnsAreTheTables(t *testing.T) {
+	got := ColumnNames(func(c Column) bool { return c.Expect })
+	if !slices.Equal(got, experiment.ExpectColumns) {
+		t.Errorf("columns marked Expect %v, experiment.ExpectColumns %v", got, experiment.ExpectColumns)
+	}
+}
+
+func TestColumnsAreWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Columns {
+		if c.Name == "" || seen[c.Name] {
+			t.Errorf("column %q: empty or twice", c.Name)
+		}
+		seen[c.Name] = true
+		if (c.Value == nil) == (c.Text == nil) {
+			t.Errorf("column %q: wants exactly one of Value and Text", c.Name)
+		}
+		if c.Mechanism && (c.Heading == "" || c.Figure == "") {
+			t.Errorf("mechanism column %q: no summary heading or figure", c.Name)
+		}
+		if c.Compare != "" && !c.Result {
+			t.Errorf("column %q: compare tests figures of the engine's result only", c.Name)
+		}
+	}
+}

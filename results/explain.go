@@ -1,0 +1,115 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// cellNote is what one feature says of a cell run in summary.md's "What
+// happened in each cell".
+type cellNote struct {
+	// shows: the feature has something to say of the cell, which puts the
+	// cell (and the section) in summary.md. nil: its lines join a cell
+	// that others show, never put one there.
+	shows func(c Cell) bool
+	write func(w io.Writer, c Cell)
+}
+
+// cellNotes are the features' notes on a cell, in the order they are
+// written: a new one is its function and one line here.
+func cellNotes() []cellNote {
+	return []cellNote{
+		{shows: func(c Cell) bool { return c.Stalls != nil }, write: writeStallNote},
+		{write: writeTopology}, // topology.go
+		{write: writeContentionNote},
+		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
+		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
+	}
+}
+
+// writeExplain says, per cell run, what the observers saw (cellNotes):
+// stalls and the metrics that moved at their onsets, table growth, the
+// top waits.
+func writeExplain(w io.Writer, r *Run) {
+	notes := cellNotes()
+	shown := func(c Cell) bool {
+		for _, n := range notes {
+			if n.shows != nil && n.shows(c) {
+				return true
+			}
+		}
+		return false
+	}
+	any := false
+	for _, c := range r.Cells {
+		any = any || shown(c)
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(w, "\n## What happened in each cell\n\n")
+	for _, c := range r.Cells {
+		if !shown(c) {
+			continue
+		}
+		fmt.Fprintf(w, "**%s** (repeat %d)\n\n", c.Name, c.Repeat)
+		for _, n := range notes {
+			n.write(w, c)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeStallNote(w io.Writer, c Cell) {
+	st := c.Stalls
+	if st == nil {
+		return
+	}
+	fmt.Fprintf(w, "- stalls: %s", st.Text)
+	if ev := c.StallEvidence; len(ev) > 0 {
+		if len(ev) > 5 {
+			ev = ev[:5]
+		}
+		fmt.Fprintf(w, "; at the onsets: %s", strings.Join(ev, ", "))
+	}
+	if c.Detector != nil {
+		fmt.Fprintf(w, "; %s", c.Detector.Text)
+	} else if len(c.Injected) > 0 {
+		fmt.Fprintf(w, " (%d injected)", len(c.Injected))
+	}
+	fmt.Fprintln(w)
+}
+
+func writeContentionNote(w io.Writer, c Cell) {
+	if ct := c.Contention; ct != nil && ct.Contended {
+		fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
+	}
+}
+
+func writeGrowthNote(w io.Writer, c Cell) {
+	g := c.Growth
+	if g == nil {
+		return
+	}
+	how := "estimated"
+	if g.RowsExact {
+		how = "counted"
+	}
+	fmt.Fprintf(w, "- table growth: %d -> %d rows (%+d, %s), %s -> %s, max(id) %d -> %d\n",
+		g.RowsBefore, g.RowsAfter, g.RowsDelta, how, mib(g.BytesBefore), mib(g.BytesAfter), g.MaxIDBefore, g.MaxIDAfter)
+}
+
+func writeWaitsNote(w io.Writer, c Cell) {
+	if len(c.Waits) == 0 {
+		return
+	}
+	var ws []string
+	for i, e := range c.Waits {
+		if i == 5 {
+			break
+		}
+		ws = append(ws, waitText(e)) // mechanism.go
+	}
+	fmt.Fprintf(w, "- top waits (performance_schema; total, count, average, longest): %s\n", strings.Join(ws, "; "))
+}
