@@ -860,8 +860,12 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	bars := &hbars{}
 	var names []string
 	repeated := false
+	ratios := baselineRatios(r) // ratio.go: the Conclusion's, as in the table
 	for i, s := range sums {
 		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
+		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
+			b.ratio = RatioText(l.Ratio) + " " + l.Baseline
+		}
 		for _, c := range r.Cells {
 			if c.Name != s.Name {
 				continue
@@ -900,6 +904,10 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	restyle(&p.Y.Tick.Label, 10, color.Black)
 	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
 	caption := "Measured window only (warm-up excluded)."
+	if len(ratios) > 0 {
+		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
+			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
+	}
 	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
 }
 
@@ -907,6 +915,22 @@ type hbar struct {
 	y, median, lo, hi float64
 	runs, failed      int
 	color             color.RGBA
+	ratio             string // "1.13x (0.98-1.30) b1e1", or ""
+}
+
+// label is the text beside the bar: the median, failures, the ratio.
+func (b hbar) label() string {
+	label := strconv.FormatFloat(b.median, 'f', 1, 64)
+	if b.median >= 1000 {
+		label = strconv.FormatFloat(b.median, 'f', 0, 64)
+	}
+	if b.failed > 0 {
+		label += fmt.Sprintf(" (%d of %d failed)", b.failed, b.failed+b.runs)
+	}
+	if b.ratio != "" {
+		label += ", " + b.ratio
+	}
+	return label
 }
 
 // hbars draws the bars of tpsBarChart, their whiskers and values.
@@ -914,10 +938,14 @@ type hbars struct{ bars []hbar }
 
 func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmax = 1
+	room := 1.22
 	for _, b := range h.bars {
 		xmax = math.Max(xmax, math.Max(b.median, b.hi))
+		if b.ratio != "" {
+			room = 1.7 // the ratio's text
+		}
 	}
-	return 0, xmax * 1.22, -0.6, float64(len(h.bars)) - 0.4
+	return 0, xmax * room, -0.6, float64(len(h.bars)) - 0.4
 }
 
 func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
@@ -942,14 +970,7 @@ func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(ls, hi, y-half/2, hi, y+half/2)
 			end = max(end, hi)
 		}
-		label := strconv.FormatFloat(b.median, 'f', 1, 64)
-		if b.median >= 1000 {
-			label = strconv.FormatFloat(b.median, 'f', 0, 64)
-		}
-		if b.failed > 0 {
-			label += fmt.Sprintf(" (%d of %d failed)", b.failed, b.failed+b.runs)
-		}
-		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, label)
+		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, b.label())
 	}
 }
 
