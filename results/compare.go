@@ -421,40 +421,67 @@ func (c *Comparison) Regressed() []string {
 // VerdictLine sums the comparison up in one line: "No regressions ..." or
 // "2 regressions: b1e1/threads=8 tps -12.3% (p=0.008), ...".
 func (c *Comparison) VerdictLine() string {
-	var regs, disc []string
+	var regs []string
+	var discCells []string
+	disc := 0
+	sides := map[string]bool{}
+	var changedOrder []string
+	changedCells := map[string][]string{} // change text → cells
 	for _, cc := range c.Cells {
 		changes := cc.Changes
 		if len(changes) == 0 {
 			changes = c.RunChanges
 		}
+		regressed, discounted := false, false
 		for _, mc := range cc.Metrics {
-			what := fmt.Sprintf("%s %s %s (p=%s", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), formatP(mc.P))
-			if len(changes) > 0 {
-				what += "; " + strings.Join(changes, ", ")
-			}
-			what += ")"
 			switch {
 			case mc.Regression:
-				regs = append(regs, what)
+				regs = append(regs, fmt.Sprintf("%s %s %s (p=%s)", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), formatP(mc.P)))
+				regressed = true
 			case mc.Discounted:
-				disc = append(disc, what)
+				disc++
+				discounted = true
+				sides[mc.ContendedSide] = true
 			}
+		}
+		if discounted {
+			discCells = append(discCells, cc.Name)
+		}
+		if regressed && len(changes) > 0 {
+			k := strings.Join(changes, ", ")
+			if _, ok := changedCells[k]; !ok {
+				changedOrder = append(changedOrder, k)
+			}
+			changedCells[k] = append(changedCells[k], cc.Name)
 		}
 	}
 	crit := fmt.Sprintf("worse by more than %g%% at p<%g", c.Options.Threshold, c.Options.Alpha)
-	notCounted := ""
-	if len(disc) > 0 {
-		notCounted = fmt.Sprintf(" Not counted, measured under contention in one run only and not surviving it (see the cells below; rerun on a quiet host, or with wait_quiet, to decide): %s.",
-			strings.Join(disc, ", "))
+	tail := ""
+	if len(changedOrder) > 0 {
+		var parts []string
+		for _, k := range changedOrder {
+			parts = append(parts, strings.Join(changedCells[k], ", ")+": "+k)
+		}
+		tail += " What changed there: " + strings.Join(parts, "; ") + "."
+	}
+	if disc > 0 {
+		var ss []string
+		for _, sd := range []string{"base", "new"} {
+			if sides[sd] {
+				ss = append(ss, sd)
+			}
+		}
+		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention in the %s run only and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
+			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, " or the "))
 	}
 	if len(regs) == 0 {
-		return fmt.Sprintf("No regressions (%s).%s", crit, notCounted)
+		return fmt.Sprintf("No regressions (%s).%s", crit, tail)
 	}
 	noun := "regressions"
 	if len(regs) == 1 {
 		noun = "regression"
 	}
-	return fmt.Sprintf("%d %s (%s): %s.%s", len(regs), noun, crit, strings.Join(regs, ", "), notCounted)
+	return fmt.Sprintf("%d %s (%s): %s.%s", len(regs), noun, crit, strings.Join(regs, ", "), tail)
 }
 
 // ComparisonTable returns the comparison's header and rows: one row per

@@ -327,10 +327,20 @@ func hostLines(c *Comparison) []string {
 			}
 			parts = append(parts, fmt.Sprintf("tps vs %s within each run (paired rounds, as in summary.md): base %s, new %s", bl, b, n))
 		}
+		// Metrics with the same note share it: "tps, p95, p99: ...".
+		var notes []string
+		byNote := map[string][]string{}
 		for _, mc := range cc.Metrics {
-			if mc.HostNote != "" {
-				parts = append(parts, mc.Metric+": "+mc.HostNote)
+			if mc.HostNote == "" {
+				continue
 			}
+			if _, ok := byNote[mc.HostNote]; !ok {
+				notes = append(notes, mc.HostNote)
+			}
+			byNote[mc.HostNote] = append(byNote[mc.HostNote], mc.Metric)
+		}
+		for _, n := range notes {
+			parts = append(parts, strings.Join(byNote[n], ", ")+": "+n)
 		}
 		if len(parts) > 0 {
 			out = append(out, cc.Name+": "+strings.Join(parts, "; "))

@@ -857,6 +857,38 @@ func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, 
 // coloured like the cell's lines in the time-series figures.
 func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	sums := r.Summaries()
+	bars, names, repeated, withRatio := tpsBars(r, pal)
+	// NominalY counts from the bottom: the first cell goes on top.
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		names[i], names[j] = names[j], names[i]
+	}
+	p := plot.New()
+	gr := plotter.NewGrid()
+	gr.Vertical.Color = gridColor
+	gr.Horizontal.Width = 0
+	p.Add(gr, bars)
+	p.NominalY(names...)
+	p.X.Min = 0
+	p.X.Label.Text = "tps (median over the successful repeats)"
+	if repeated {
+		p.X.Label.Text += "; whiskers: min to max"
+	}
+	restyle(&p.X.Label.TextStyle, 11, textColor)
+	restyle(&p.X.Tick.Label, 10, textColor)
+	restyle(&p.Y.Tick.Label, 10, color.Black)
+	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
+	caption := "Measured window only (warm-up excluded)."
+	if withRatio {
+		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
+			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
+	}
+	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
+}
+
+// tpsBars is the bars of tpsBarChart in run order, their names, whether
+// any cell was repeated and whether any bar carries a ratio.
+func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
+	sums := r.Summaries()
 	bars := &hbars{}
 	var names []string
 	repeated := false
@@ -884,31 +916,7 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 		bars.bars = append(bars.bars, b)
 		names = append(names, clip(s.Name, 60))
 	}
-	// NominalY counts from the bottom: the first cell goes on top.
-	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
-		names[i], names[j] = names[j], names[i]
-	}
-	p := plot.New()
-	gr := plotter.NewGrid()
-	gr.Vertical.Color = gridColor
-	gr.Horizontal.Width = 0
-	p.Add(gr, bars)
-	p.NominalY(names...)
-	p.X.Min = 0
-	p.X.Label.Text = "tps (median over the successful repeats)"
-	if repeated {
-		p.X.Label.Text += "; whiskers: min to max"
-	}
-	restyle(&p.X.Label.TextStyle, 11, textColor)
-	restyle(&p.X.Tick.Label, 10, textColor)
-	restyle(&p.Y.Tick.Label, 10, color.Black)
-	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
-	caption := "Measured window only (warm-up excluded)."
-	if len(ratios) > 0 {
-		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
-			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
-	}
-	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
+	return bars, names, repeated, len(ratios) > 0
 }
 
 type hbar struct {
