@@ -207,7 +207,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		RunChanges: runChanges(base, new),
 		newRun:     new,
 	}
-	bLimits, nLimits := planLimits(base), planLimits(new) // limits.go
+	bLimits, nLimits := planLimits(base), planLimits(new)         // limits.go
 	bRatios, nRatios := baselineRatios(base), baselineRatios(new) // ratio.go
 	bg, ng := groupCells(base), groupCells(new)
 	mismatched := map[string]bool{}
