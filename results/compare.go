@@ -471,7 +471,7 @@ func (c *Comparison) VerdictLine() string {
 				ss = append(ss, sd)
 			}
 		}
-		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention in the %s run only and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
+		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under more contention in the %s run and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
 			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, " or the "))
 	}
 	if len(regs) == 0 {

@@ -157,22 +157,13 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 	}
 	for i := range c.Cells {
 		cc := &c.Cells[i]
-		bh, nh := cc.BaseHost, cc.NewHost
-		side := ""
-		switch {
-		case bh.Contended > 0 && nh.Contended == 0:
-			side = "base"
-		case nh.Contended > 0 && bh.Contended == 0:
-			side = "new"
-		case bh.Contended > 0 && nh.Contended > 0:
-			side = "both"
-		}
+		side, where := contendedSide(cc.BaseHost, cc.NewHost)
 		for mi := range cc.Metrics {
 			mc := &cc.Metrics[mi]
 			mc.ContendedSide = side
 			if side == "" || side == "both" {
 				if side == "both" && mc.Verdict != Unchanged {
-					mc.HostNote = "measured under contention in both runs"
+					mc.HostNote = "measured under contention in both runs, alike"
 				}
 				continue
 			}
@@ -180,7 +171,6 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 			if !mc.Regression && !(changed && mc.Verdict != Better) {
 				continue
 			}
-			where := "in the " + side + " run only"
 			// Rule 1: the uncontended repeats alone.
 			bq, nq := uncontended(groups[i].b), uncontended(groups[i].n)
 			q := compareMetric(compareMetrics[mi], bq.ok, nq.ok, opt)
@@ -210,6 +200,54 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 			}
 		}
 	}
+}
+
+// Levels of contention that differ: other processes' CPU by more than
+// this many % of one CPU, steal by more than this many % of all CPUs (the
+// thresholds observe.AssessContention flags an interval at).
+const (
+	cpuLevelDiff   = 25.0
+	stealLevelDiff = 10.0
+)
+
+// contendedSide says whether the two runs measured a cell under different
+// contention, and which run had more: "base" or "new" when the share of
+// contended repeats differs, or, both runs contended in every repeat
+// alike, when the level differs (other CPU by more than cpuLevelDiff,
+// steal by more than stealLevelDiff); "both" when both were contended
+// alike; "" when neither was (or a run recorded nothing). where is how
+// the notes say it.
+func contendedSide(bh, nh HostLoad) (side, where string) {
+	if bh.Repeats == 0 || nh.Repeats == 0 || (bh.Contended == 0 && nh.Contended == 0) {
+		return "", ""
+	}
+	bf, nf := float64(bh.Contended)/float64(bh.Repeats), float64(nh.Contended)/float64(nh.Repeats)
+	switch {
+	case bf > nf && nh.Contended == 0:
+		return "base", "in the base run only"
+	case nf > bf && bh.Contended == 0:
+		return "new", "in the new run only"
+	case bf > nf:
+		return "base", fmt.Sprintf("in more repeats of the base run (%d of %d, new %d of %d)", bh.Contended, bh.Repeats, nh.Contended, nh.Repeats)
+	case nf > bf:
+		return "new", fmt.Sprintf("in more repeats of the new run (%d of %d, base %d of %d)", nh.Contended, nh.Repeats, bh.Contended, bh.Repeats)
+	}
+	dc, ds := nh.CPUOtherPct-bh.CPUOtherPct, nh.StealPct-bh.StealPct
+	level := func(more string) string {
+		hi, lo := nh, bh
+		if more == "base" {
+			hi, lo = bh, nh
+		}
+		return fmt.Sprintf("that was heavier in the %s run (other CPU %.0f%% vs %.0f%% of a CPU, steal %.0f%% vs %.0f%%)",
+			more, hi.CPUOtherPct, lo.CPUOtherPct, hi.StealPct, lo.StealPct)
+	}
+	switch {
+	case dc > cpuLevelDiff || ds > stealLevelDiff:
+		return "new", level("new")
+	case -dc > cpuLevelDiff || -ds > stealLevelDiff:
+		return "base", level("base")
+	}
+	return "both", ""
 }
 
 func quietText(bq, nq *cellGroup, q MetricComparison) string {

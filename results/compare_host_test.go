@@ -78,7 +78,7 @@ func TestCompareKnowsTheHost(t *testing.T) {
 			return base, new
 		},
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
-		say: []string{"No regressions", "Not counted: 18 worse figures in b1e1/threads=1, b1e1/threads=8, b0e1/threads=1, b0e1/threads=8, b0e0/threads=1, b0e0/threads=8, measured under contention in the new run only",
+		say: []string{"No regressions", "Not counted: 18 worse figures in b1e1/threads=1, b1e1/threads=8, b0e1/threads=1, b0e1/threads=8, b0e0/threads=1, b0e0/threads=8, measured under more contention in the new run",
 			"new contended in 6 of 6 repeats (other CPU 160%", "no uncontended repeat is left on one side to check it",
 			"the cell's settings did not change", "worse, contended new"},
 	}, {
@@ -143,6 +143,16 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		regressed: "b0e0/threads=1 b0e0/threads=8",
 		say: []string{"6 regressions", "b0e0/threads=8 tps -66", "What changed there: b0e0/threads=1, b0e0/threads=8: sync_binlog 0 -> 1.",
 			"b0e0/threads=1: changed: sync_binlog 0 -> 1; host: base quiet"},
+	}, {
+		name: "both runs contended in every repeat, the new one heavier (a hog on a busy host): not counted",
+		build: func() (*Run, *Run) {
+			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
+			contend(base, allRounds(6), 140, 1.2)
+			contend(new, allRounds(6), 190, 2)
+			return base, new
+		},
+		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
+		say:        []string{"that was heavier in the new run (other CPU 190% vs 140% of a CPU, steal 0% vs 0%)", "No regressions"},
 	}, {
 		name: "both runs contended: the difference counts, with a note",
 		build: func() (*Run, *Run) {
