@@ -466,13 +466,13 @@ func (c *Comparison) VerdictLine() string {
 	}
 	if disc > 0 {
 		var ss []string
-		for _, sd := range []string{"base", "new"} {
+		for _, sd := range []string{"new", "base", "both"} {
 			if sides[sd] {
-				ss = append(ss, sd)
+				ss = append(ss, map[string]string{"new": "more in the new run", "base": "more in the base run", "both": "in both runs alike"}[sd])
 			}
 		}
-		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under more contention in the %s run and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
-			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, " or the "))
+		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention (%s) and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
+			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
 	}
 	if len(regs) == 0 {
 		return fmt.Sprintf("No regressions (%s).%s", crit, tail)
@@ -609,6 +609,9 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", em(c.VerdictLine()))
+	if h := hostSummary(c); h != "" { // compare_host.go
+		ew.printf("\n%s\n", h)
+	}
 	ew.printf("\nmedians over the successful repeats, ± the 95%% confidence interval of the median; " +
 		"delta is new vs base: the change of the median, unpaired (the two runs' rounds are not paired); " +
 		"p from the two-sided Mann-Whitney U test; n is base/new repeats.\n")

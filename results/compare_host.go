@@ -15,8 +15,13 @@ import (
 // it, and each cell's ratio to its baseline within each run.
 //
 // The gate and the host. A worsening measured under contention in one run
-// and not in the other may be the host's doing. It still counts as a
-// regression when it survives the contention, that is when either
+// and not in the other (or under more of it: a larger share of contended
+// repeats, or, contended throughout, other processes' CPU or steal higher
+// by the thresholds that flag an interval) may be the host's doing; so may
+// one measured under contention in both runs, since contention comes and
+// goes and its medians say little about the moments that hit one cell. It
+// still counts as a regression when it survives the contention, that is
+// when either
 //
 //  1. it persists in the uncontended repeats alone: the same test (median,
 //     Mann-Whitney U, threshold) over the repeats neither run measured
@@ -161,10 +166,7 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 		for mi := range cc.Metrics {
 			mc := &cc.Metrics[mi]
 			mc.ContendedSide = side
-			if side == "" || side == "both" {
-				if side == "both" && mc.Verdict != Unchanged {
-					mc.HostNote = "measured under contention in both runs, alike"
-				}
+			if side == "" {
 				continue
 			}
 			changed := len(cc.Changes) > 0 || len(c.RunChanges) > 0
@@ -247,7 +249,7 @@ func contendedSide(bh, nh HostLoad) (side, where string) {
 	case -dc > cpuLevelDiff || -ds > stealLevelDiff:
 		return "base", level("base")
 	}
-	return "both", ""
+	return "both", "in both runs, alike"
 }
 
 func quietText(bq, nq *cellGroup, q MetricComparison) string {
@@ -383,6 +385,44 @@ func hostLines(c *Comparison) []string {
 		if len(parts) > 0 {
 			out = append(out, cc.Name+": "+strings.Join(parts, "; "))
 		}
+	}
+	return out
+}
+
+// hostSummary is one paragraph on the host under the verdict: where each
+// run was contended and what that does to the gate; "" when neither run
+// recorded contention.
+func hostSummary(c *Comparison) string {
+	var recorded, bc, nc int
+	by := map[string][]string{}
+	for _, cc := range c.Cells {
+		if cc.BaseHost.Repeats == 0 && cc.NewHost.Repeats == 0 {
+			continue
+		}
+		recorded++
+		if cc.BaseHost.Contended > 0 {
+			bc++
+		}
+		if cc.NewHost.Contended > 0 {
+			nc++
+		}
+		side, _ := contendedSide(cc.BaseHost, cc.NewHost)
+		by[side] = append(by[side], cc.Name)
+	}
+	if recorded == 0 {
+		return ""
+	}
+	if bc == 0 && nc == 0 {
+		return fmt.Sprintf("Host: quiet in both runs (no contention recorded in %d cell%s).", recorded, pl(recorded))
+	}
+	out := fmt.Sprintf("Host: other load (CPU, steal or other IO) in the base run in %d of %d cells, in the new run in %d of %d.", bc, recorded, nc, recorded)
+	for _, sd := range []string{"new", "base"} {
+		if cells := by[sd]; len(cells) > 0 {
+			out += fmt.Sprintf(" More contention in the %s run in %s: a worsening there counts only when it survives the contention (the uncontended repeats alone, or a changed cell against the unchanged cells of the same rounds).", sd, strings.Join(cells, ", "))
+		}
+	}
+	if cells := by["both"]; len(cells) > 0 {
+		out += fmt.Sprintf(" Contended alike in both runs in %s: contention comes and goes, so a worsening there counts only when it survives it too.", strings.Join(cells, ", "))
 	}
 	return out
 }

@@ -78,7 +78,7 @@ func TestCompareKnowsTheHost(t *testing.T) {
 			return base, new
 		},
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
-		say: []string{"No regressions", "Not counted: 18 worse figures in b1e1/threads=1, b1e1/threads=8, b0e1/threads=1, b0e1/threads=8, b0e0/threads=1, b0e0/threads=8, measured under more contention in the new run",
+		say: []string{"No regressions", "Not counted: 18 worse figures in b1e1/threads=1, b1e1/threads=8, b0e1/threads=1, b0e1/threads=8, b0e0/threads=1, b0e0/threads=8, measured under contention (more in the new run)",
 			"new contended in 6 of 6 repeats (other CPU 160%", "no uncontended repeat is left on one side to check it",
 			"the cell's settings did not change", "worse, contended new"},
 	}, {
@@ -154,7 +154,7 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
 		say:        []string{"that was heavier in the new run (other CPU 190% vs 140% of a CPU, steal 0% vs 0%)", "No regressions"},
 	}, {
-		name: "both runs contended: the difference counts, with a note",
+		name: "both runs contended alike: an unchanged cell's worsening does not count",
 		build: func() (*Run, *Run) {
 			cells := flushCells()
 			base := synthRun(1, 6, cells)
@@ -164,8 +164,19 @@ func TestCompareKnowsTheHost(t *testing.T) {
 			contend(new, allRounds(6), 120, 1.2)
 			return base, new
 		},
-		regressed: "b1e1/threads=1",
-		say:       []string{"measured under contention in both runs"},
+		discounted: "b1e1/threads=1",
+		say:        []string{"measured under contention in both runs, alike; does not survive it", "Contended alike in both runs in b1e1/threads=1"},
+	}, {
+		name: "both runs contended alike, a changed cell that lost more than the others: counts",
+		build: func() (*Run, *Run) {
+			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
+			contend(base, allRounds(6), 120, 1.2)
+			syncBinlogOn(new, "b0e1", 2)
+			contend(new, allRounds(6), 120, 1.2)
+			return base, new
+		},
+		regressed: "b0e1/threads=1 b0e1/threads=8",
+		say:       []string{"What changed there: b0e1/threads=1, b0e1/threads=8: sync_binlog 0 -> 1."},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
