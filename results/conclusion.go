@@ -195,15 +195,20 @@ func Conclude(r *Run) *Conclusion {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is noisy (%s)", s.Name, s.Why))
 		}
 	}
+	// The repeats' trends, judged together against each round's contention
+	// and the cells restarted cold (trend.go).
 	for _, t := range cellTrends(r) {
 		if t.Trend.P < conclusionAlpha {
 			dir := "rose"
 			if t.Trend.S < 0 {
 				dir = "fell"
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect (warm-up, growth, drift), not noise",
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect, not noise",
 				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
 		}
+	}
+	if j, ok := judgeRepeats(r); ok {
+		c.Warnings = append(c.Warnings, "repeats: "+j.Text)
 	}
 	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
 	for _, e := range c.Broken() {

@@ -896,7 +896,7 @@ func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
 	for i, s := range sums {
 		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
 		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
-			b.ratio = RatioText(l.Ratio) + " " + l.Baseline
+			b.ratio = RatioText(l.Ratio) + " vs " + l.Baseline
 		}
 		for _, c := range r.Cells {
 			if c.Name != s.Name {
@@ -923,7 +923,7 @@ type hbar struct {
 	y, median, lo, hi float64
 	runs, failed      int
 	color             color.RGBA
-	ratio             string // "1.13x (0.98-1.30) b1e1", or ""
+	ratio             string // "1.13x (0.98-1.30) vs b1e1", or ""
 }
 
 // label is the text beside the bar: the median, failures, the ratio.

@@ -76,7 +76,7 @@ func TestOneRatioEverywhere(t *testing.T) {
 	bars, names, _, _ := tpsBars(r, newPalette(r))
 	for i, n := range names {
 		if n == cell {
-			if l := bars.bars[i].label(); !strings.Contains(l, want+" "+baseline) {
+			if l := bars.bars[i].label(); !strings.Contains(l, want+" vs "+baseline) {
 				t.Errorf("tps plot label %q lacks %q", l, want)
 			}
 		}
