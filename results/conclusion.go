@@ -470,25 +470,9 @@ type repeatSeries struct {
 // tpsByRepeat is every cell's tps over its successful repeats in the order
 // they ran (by index), cells in run order.
 func tpsByRepeat(r *Run) []repeatSeries {
-	var order []string
-	by := map[string][]Cell{}
-	for _, c := range r.Cells {
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
-		}
-		by[c.Name] = append(by[c.Name], c)
-	}
 	var out []repeatSeries
-	for _, name := range order {
-		cs := by[name]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		s := repeatSeries{name: name}
-		for _, c := range cs {
-			if c.Status == CellOK && c.Result != nil {
-				s.tps = append(s.tps, c.Result.TPS())
-			}
-		}
-		out = append(out, s)
+	for _, c := range cellRepeatRuns(r) { // trend.go
+		out = append(out, repeatSeries{name: c.name, tps: c.tps()})
 	}
 	return out
 }

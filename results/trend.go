@@ -51,49 +51,73 @@ type repeatRun struct {
 	restarted bool
 }
 
-func judgeRepeats(r *Run) (repeatsJudgement, bool) {
-	var order []string
-	by := map[string][]Cell{}
+// cellRuns is one cell's successful repeats in the order they ran.
+type cellRuns struct {
+	name string
+	runs []repeatRun
+	// cold: restarted before every repeat (and repeated).
+	cold bool
+}
+
+func (c cellRuns) tps() []float64 {
+	out := make([]float64, len(c.runs))
+	for i, rr := range c.runs {
+		out[i] = rr.tps
+	}
+	return out
+}
+
+// cellRepeatRuns is every cell (in run order) with its successful repeats
+// in the order they ran (by index).
+func cellRepeatRuns(r *Run) []cellRuns {
+	var out []cellRuns
+	at := map[string]int{}
+	var cells [][]Cell
 	for _, c := range r.Cells {
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
+		i, ok := at[c.Name]
+		if !ok {
+			i = len(out)
+			at[c.Name] = i
+			out = append(out, cellRuns{name: c.Name, cold: true})
+			cells = append(cells, nil)
 		}
-		by[c.Name] = append(by[c.Name], c)
+		cells[i] = append(cells[i], c)
 	}
-	type cellRuns struct {
-		name string
-		runs []repeatRun
-		tr   Trend
-		cold bool
-	}
-	var cells []cellRuns
-	rounds := map[int][2]int{} // repeat → contended, measured
-	for _, name := range order {
-		cs := by[name]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		cr := cellRuns{name: name, cold: true}
-		var tps []float64
+	for i, cs := range cells {
+		sort.SliceStable(cs, func(a, b int) bool { return cs[a].Index < cs[b].Index })
 		for _, c := range cs {
 			if c.Status != CellOK || c.Result == nil {
 				continue
 			}
-			rr := repeatRun{repeat: c.Repeat, tps: c.Result.TPS(), restarted: c.Restarted,
-				contended: c.Contention != nil && c.Contention.Contended}
-			cr.runs = append(cr.runs, rr)
-			cr.cold = cr.cold && c.Restarted
-			tps = append(tps, rr.tps)
-			n := rounds[c.Repeat]
+			out[i].runs = append(out[i].runs, repeatRun{repeat: c.Repeat, tps: c.Result.TPS(), restarted: c.Restarted,
+				contended: c.Contention != nil && c.Contention.Contended})
+			out[i].cold = out[i].cold && c.Restarted
+		}
+		out[i].cold = out[i].cold && len(out[i].runs) > 1
+	}
+	return out
+}
+
+func judgeRepeats(r *Run) (repeatsJudgement, bool) {
+	type trended struct {
+		cellRuns
+		tr Trend
+	}
+	var cells []trended
+	rounds := map[int][2]int{} // repeat → contended, measured
+	for _, cr := range cellRepeatRuns(r) {
+		for _, rr := range cr.runs {
+			n := rounds[rr.repeat]
 			n[1]++
 			if rr.contended {
 				n[0]++
 			}
-			rounds[c.Repeat] = n
+			rounds[rr.repeat] = n
 		}
-		if len(tps) < minRepeatsForFigure {
+		if len(cr.runs) < minRepeatsForFigure {
 			continue
 		}
-		cr.tr = MannKendall(tps)
-		cells = append(cells, cr)
+		cells = append(cells, trended{cr, MannKendall(cr.tps())})
 	}
 	var j repeatsJudgement
 	j.Cells = len(cells)
@@ -154,11 +178,7 @@ func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 		if c.cold {
 			j.ColdMoving++
 		}
-		var tps []float64
-		for _, rr := range c.runs {
-			tps = append(tps, rr.tps)
-		}
-		med := Median(tps)
+		med := Median(c.tps())
 		for _, rr := range c.runs {
 			if med <= 0 {
 				continue
@@ -251,26 +271,11 @@ func joinInts(xs []int) string {
 // before every repeat.
 func repeatFlags(r *Run) (contended map[string][]bool, cold map[string]bool) {
 	contended, cold = map[string][]bool{}, map[string]bool{}
-	by := map[string][]Cell{}
-	var order []string
-	for _, c := range r.Cells {
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
+	for _, c := range cellRepeatRuns(r) {
+		for _, rr := range c.runs {
+			contended[c.name] = append(contended[c.name], rr.contended)
 		}
-		by[c.Name] = append(by[c.Name], c)
-	}
-	for _, name := range order {
-		cs := by[name]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		all := true
-		for _, c := range cs {
-			if c.Status != CellOK || c.Result == nil {
-				continue
-			}
-			contended[name] = append(contended[name], c.Contention != nil && c.Contention.Contended)
-			all = all && c.Restarted
-		}
-		cold[name] = all && len(contended[name]) > 1
+		cold[c.name] = c.cold
 	}
 	return contended, cold
 }
