@@ -110,6 +110,10 @@ type CellComparison struct {
 	// measured the cell.
 	BaseHost HostLoad `json:"base_host"`
 	NewHost  HostLoad `json:"new_host"`
+	// Contention says how the runs' contention differed for this cell
+	// ("measured under contention in the new run only"); "" when neither
+	// run was contended.
+	Contention string `json:"contention,omitempty"`
 	// BaseRatio and NewRatio are the cell's tps against its baseline cell
 	// within each run: the paired ratio of the run's Conclusion (nil for a
 	// baseline cell or a run without a baseline).
@@ -222,7 +226,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		b := bg.groups[g]
 		n, ok := ng.groups[g]
 		if !ok {
-			c.Unmatched = append(c.Unmatched, unmatched(b, "base", ng))
+			c.Unmatched = append(c.Unmatched, unmatched(b, "base"))
 			continue
 		}
 		cc := CellComparison{Name: b.name, Scenario: b.scenario, Params: n.params, Mismatched: mismatched[b.name],
@@ -246,7 +250,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	}
 	for _, g := range ng.order {
 		if _, ok := bg.groups[g]; !ok {
-			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new", bg))
+			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new"))
 		}
 	}
 	if len(c.Cells) == 0 {
@@ -390,7 +394,7 @@ func groupCells(r *Run) cellGroups {
 	return gs
 }
 
-func unmatched(g *cellGroup, side string, _ cellGroups) Unmatched {
+func unmatched(g *cellGroup, side string) Unmatched {
 	return Unmatched{Name: g.name, Side: side, Params: g.params, Reason: "only in the " + side + " run"}
 }
 
@@ -615,10 +619,13 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 	ew.printf("\nmedians over the successful repeats, ± the 95%% confidence interval of the median; " +
 		"delta is new vs base: the change of the median, unpaired (the two runs' rounds are not paired); " +
 		"p from the two-sided Mann-Whitney U test; n is base/new repeats.\n")
-	if lines := hostLines(c); len(lines) > 0 && ew.err == nil {
+	if blocks := hostLines(c); len(blocks) > 0 && ew.err == nil { // compare_host.go
 		ew.printf("\n%s\n\n", heading(markdown, "Cells: what changed, the host in each run, the ratio to the baseline within each run"))
-		for _, l := range lines {
-			ew.printf("- %s\n", l)
+		for _, b := range blocks {
+			ew.printf("- %s\n", b[0])
+			for _, l := range b[1:] {
+				ew.printf("  - %s\n", l)
+			}
 		}
 	}
 	if markdown && c.newRun != nil && ew.err == nil {

@@ -163,6 +163,9 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 	for i := range c.Cells {
 		cc := &c.Cells[i]
 		side, where := contendedSide(cc.BaseHost, cc.NewHost)
+		if where != "" {
+			cc.Contention = "measured under contention " + where
+		}
 		for mi := range cc.Metrics {
 			mc := &cc.Metrics[mi]
 			mc.ContendedSide = side
@@ -178,23 +181,23 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 			q := compareMetric(compareMetrics[mi], bq.ok, nq.ok, opt)
 			if q.Regression {
 				mc.Regression = true
-				mc.HostNote = fmt.Sprintf("measured under contention %s; survives it: persists in the uncontended repeats (%d vs %d: %s, p=%s)",
-					where, len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), formatP(q.P))
+				mc.HostNote = fmt.Sprintf("survives it: persists in the uncontended repeats (%d vs %d: %s, p=%s)",
+					len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), formatP(q.P))
 				continue
 			}
 			// Rule 2: against the most-hurt unchanged cell, per round.
 			if changed && len(c.RunChanges) == 0 {
 				if ok, why := survivesControl(c, i, mi, bg, ng, opt); ok {
 					mc.Regression = true
-					mc.HostNote = fmt.Sprintf("measured under contention %s; survives it: %s", where, why)
+					mc.HostNote = "survives it: " + why
 					continue
 				} else if mc.Regression {
-					mc.HostNote = fmt.Sprintf("measured under contention %s; does not survive it: %s, and %s", where, quietText(bq, nq, q), why)
+					mc.HostNote = fmt.Sprintf("does not survive it: %s, and %s", quietText(bq, nq, q), why)
 				}
 			} else if mc.Regression {
-				mc.HostNote = fmt.Sprintf("measured under contention %s; does not survive it: %s, and the cell's settings did not change (nothing but the host explains it)", where, quietText(bq, nq, q))
+				mc.HostNote = fmt.Sprintf("does not survive it: %s, and the cell's settings did not change (nothing but the host explains it)", quietText(bq, nq, q))
 				if len(c.RunChanges) > 0 {
-					mc.HostNote = fmt.Sprintf("measured under contention %s; does not survive it: %s (every cell's server changed, so no unchanged cell measures what the contention did)", where, quietText(bq, nq, q))
+					mc.HostNote = fmt.Sprintf("does not survive it: %s (every cell's server changed, so no unchanged cell measures what the contention did)", quietText(bq, nq, q))
 				}
 			}
 			if mc.Regression {
@@ -345,9 +348,10 @@ func perRoundLogRatio(cell, control *cellGroup, value func(*oltp.Result) float64
 }
 
 // hostLines is the per-cell text under the comparison table: what changed,
-// the host in each run, the ratio to the baseline within each run.
-func hostLines(c *Comparison) []string {
-	var out []string
+// the host in each run, the ratio to the baseline within each run, and how
+// the contention was judged; one entry per cell, its first line the cell.
+func hostLines(c *Comparison) [][]string {
+	var out [][]string
 	for _, cc := range c.Cells {
 		var parts []string
 		if len(cc.Changes) > 0 {
@@ -367,7 +371,7 @@ func hostLines(c *Comparison) []string {
 			}
 			parts = append(parts, fmt.Sprintf("tps vs %s within each run (paired rounds, as in summary.md): base %s, new %s", bl, b, n))
 		}
-		// Metrics with the same note share it: "tps, p95, p99: ...".
+		// Metrics with the same note share it: "tps, p95, p99 ...".
 		var notes []string
 		byNote := map[string][]string{}
 		for _, mc := range cc.Metrics {
@@ -379,11 +383,14 @@ func hostLines(c *Comparison) []string {
 			}
 			byNote[mc.HostNote] = append(byNote[mc.HostNote], mc.Metric)
 		}
+		if len(notes) > 0 {
+			parts = append(parts, cc.Contention)
+		}
 		for _, n := range notes {
-			parts = append(parts, strings.Join(byNote[n], ", ")+": "+n)
+			parts = append(parts, strings.Join(byNote[n], ", ")+" "+n)
 		}
 		if len(parts) > 0 {
-			out = append(out, cc.Name+": "+strings.Join(parts, "; "))
+			out = append(out, append([]string{cc.Name}, parts...))
 		}
 	}
 	return out

@@ -142,7 +142,7 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		},
 		regressed: "b0e0/threads=1 b0e0/threads=8",
 		say: []string{"6 regressions", "b0e0/threads=8 tps -66", "What changed there: b0e0/threads=1, b0e0/threads=8: sync_binlog 0 -> 1.",
-			"b0e0/threads=1: changed: sync_binlog 0 -> 1; host: base quiet"},
+			"- b0e0/threads=1\n  - changed: sync_binlog 0 -> 1\n  - host: base quiet"},
 	}, {
 		name: "both runs contended in every repeat, the new one heavier (a hog on a busy host): not counted",
 		build: func() (*Run, *Run) {
@@ -165,7 +165,7 @@ func TestCompareKnowsTheHost(t *testing.T) {
 			return base, new
 		},
 		discounted: "b1e1/threads=1",
-		say:        []string{"measured under contention in both runs, alike; does not survive it", "Contended alike in both runs in b1e1/threads=1"},
+		say:        []string{"  - measured under contention in both runs, alike\n  - tps does not survive it", "Contended alike in both runs in b1e1/threads=1"},
 	}, {
 		name: "both runs contended alike, a changed cell that lost more than the others: counts",
 		build: func() (*Run, *Run) {

@@ -89,7 +89,7 @@ func TestOneRatioEverywhere(t *testing.T) {
 	if err := WriteComparison(&out, c, false); err != nil {
 		t.Fatal(err)
 	}
-	line := fmt.Sprintf("%s: tps vs %s within each run (paired rounds, as in summary.md): base %s, new %s",
+	line := fmt.Sprintf("- %s\n  - tps vs %s within each run (paired rounds, as in summary.md): base %s, new %s",
 		cell, baseline, RatioText(baselineRatios(other)[cell].Ratio), want)
 	if !strings.Contains(out.String(), line) {
 		t.Errorf("compare lacks %q:\n%s", line, out.String())

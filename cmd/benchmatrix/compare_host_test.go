@@ -103,7 +103,7 @@ func TestCompareKnowsTheHostReal(t *testing.T) {
 	for _, want := range []string{
 		"fast    │ tps    │", "REGRESSION",
 		"What changed there: fast: innodb_flush_log_at_trx_commit 0 -> 1, sync_binlog 0 -> 1.",
-		"fast: changed: innodb_flush_log_at_trx_commit 0 -> 1, sync_binlog 0 -> 1",
+		"- fast\n  - changed: innodb_flush_log_at_trx_commit 0 -> 1, sync_binlog 0 -> 1",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
