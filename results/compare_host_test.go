@@ -49,6 +49,23 @@ func syncBinlogOn(r *Run, scenario string, factor float64) {
 	}
 }
 
+// twoRuns builds the flush matrix twice (6 repeats, other noise) and
+// edits each run.
+func twoRuns(editBase, editNew func(*Run)) func() (*Run, *Run) {
+	return func() (*Run, *Run) {
+		base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
+		for _, e := range []struct {
+			r    *Run
+			edit func(*Run)
+		}{{base, editBase}, {new, editNew}} {
+			if e.edit != nil {
+				e.edit(e.r)
+			}
+		}
+		return base, new
+	}
+}
+
 func allRounds(n int) map[int]bool {
 	m := map[int]bool{}
 	for i := 1; i <= n; i++ {
@@ -70,13 +87,8 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		// say must appear in the output.
 		say []string
 	}{{
-		name: "identical settings, the new run beside a CPU hog: not counted",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			quietHost(base)
-			contend(new, allRounds(6), 160, 1.8)
-			return base, new
-		},
+		name:       "identical settings, the new run beside a CPU hog: not counted",
+		build:      twoRuns(quietHost, func(new *Run) { contend(new, allRounds(6), 160, 1.8) }),
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
 		say: []string{"No regressions", "Not counted: 18 worse figures in b1e1/threads=1, b1e1/threads=8, b0e1/threads=1, b0e1/threads=8, b0e0/threads=1, b0e0/threads=8, measured under contention (more in the new run)",
 			"new contended in 6 of 6 repeats (other CPU 160%", "no uncontended repeat is left on one side to check it",
@@ -108,49 +120,26 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		regressed: "b0e1/threads=8",
 		say:       []string{"survives it: persists in the uncontended repeats (6 vs 4"},
 	}, {
-		name: "changed settings, all contended, lost far more than the unchanged cells: counts",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			quietHost(base)
-			syncBinlogOn(new, "b0e0", 4)
-			contend(new, allRounds(6), 160, 1.5)
-			return base, new
-		},
+		name:       "changed settings, all contended, lost far more than the unchanged cells: counts",
+		build:      twoRuns(quietHost, func(new *Run) { syncBinlogOn(new, "b0e0", 4); contend(new, allRounds(6), 160, 1.5) }),
 		regressed:  "b0e0/threads=1 b0e0/threads=8",
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8",
 		say: []string{"b0e0/threads=1 tps -83", "sync_binlog 0 -> 1", "survives it: against",
 			"(unchanged, the cell the contention hurt most), measured in the same rounds"},
 	}, {
-		name: "changed settings, all contended, lost no more than the unchanged cells: not counted",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			quietHost(base)
-			syncBinlogOn(new, "b0e0", 1)
-			contend(new, allRounds(6), 160, 1.5)
-			return base, new
-		},
+		name:       "changed settings, all contended, lost no more than the unchanged cells: not counted",
+		build:      twoRuns(quietHost, func(new *Run) { syncBinlogOn(new, "b0e0", 1); contend(new, allRounds(6), 160, 1.5) }),
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
 		say:        []string{"does not survive it: no uncontended repeat", "sync_binlog 0 -> 1"},
 	}, {
-		name: "changed settings on a quiet host: a regression naming the change",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			quietHost(base)
-			quietHost(new)
-			syncBinlogOn(new, "b0e0", 3)
-			return base, new
-		},
+		name:      "changed settings on a quiet host: a regression naming the change",
+		build:     twoRuns(quietHost, func(new *Run) { quietHost(new); syncBinlogOn(new, "b0e0", 3) }),
 		regressed: "b0e0/threads=1 b0e0/threads=8",
 		say: []string{"6 regressions", "b0e0/threads=8 tps -66", "What changed there: b0e0/threads=1, b0e0/threads=8: sync_binlog 0 -> 1.",
 			"- b0e0/threads=1\n  - changed: sync_binlog 0 -> 1\n  - host: base quiet"},
 	}, {
-		name: "both runs contended in every repeat, the new one heavier (a hog on a busy host): not counted",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			contend(base, allRounds(6), 140, 1.2)
-			contend(new, allRounds(6), 190, 2)
-			return base, new
-		},
+		name:       "both runs contended in every repeat, the new one heavier (a hog on a busy host): not counted",
+		build:      twoRuns(func(base *Run) { contend(base, allRounds(6), 140, 1.2) }, func(new *Run) { contend(new, allRounds(6), 190, 2) }),
 		discounted: "b1e1/threads=1 b1e1/threads=8 b0e1/threads=1 b0e1/threads=8 b0e0/threads=1 b0e0/threads=8",
 		say:        []string{"that was heavier in the new run (other CPU 190% vs 140% of a CPU, steal 0% vs 0%)", "No regressions"},
 	}, {
@@ -167,14 +156,8 @@ func TestCompareKnowsTheHost(t *testing.T) {
 		discounted: "b1e1/threads=1",
 		say:        []string{"  - measured under contention in both runs, alike\n  - tps does not survive it", "Contended alike in both runs in b1e1/threads=1"},
 	}, {
-		name: "both runs contended alike, a changed cell that lost more than the others: counts",
-		build: func() (*Run, *Run) {
-			base, new := synthRun(1, 6, flushCells()), synthRun(2, 6, flushCells())
-			contend(base, allRounds(6), 120, 1.2)
-			syncBinlogOn(new, "b0e1", 2)
-			contend(new, allRounds(6), 120, 1.2)
-			return base, new
-		},
+		name:      "both runs contended alike, a changed cell that lost more than the others: counts",
+		build:     twoRuns(func(base *Run) { contend(base, allRounds(6), 120, 1.2) }, func(new *Run) { syncBinlogOn(new, "b0e1", 2); contend(new, allRounds(6), 120, 1.2) }),
 		regressed: "b0e1/threads=1 b0e1/threads=8",
 		say:       []string{"What changed there: b0e1/threads=1, b0e1/threads=8: sync_binlog 0 -> 1."},
 	}}
