@@ -89,9 +89,11 @@ func cellRepeatRuns(r *Run) []cellRuns {
 			if c.Status != CellOK || c.Result == nil {
 				continue
 			}
-			out[i].runs = append(out[i].runs, repeatRun{repeat: c.Repeat, tps: c.Result.TPS(), restarted: c.Restarted,
+			// A fresh server (the run's first cell) starts cold too.
+			restarted := c.Restarted || c.Change.Start || c.Change.Cold
+			out[i].runs = append(out[i].runs, repeatRun{repeat: c.Repeat, tps: c.Result.TPS(), restarted: restarted,
 				contended: c.Contention != nil && c.Contention.Contended})
-			out[i].cold = out[i].cold && c.Restarted
+			out[i].cold = out[i].cold && restarted
 		}
 		out[i].cold = out[i].cold && len(out[i].runs) > 1
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 )
@@ -21,8 +22,11 @@ func repeatsRun(tps map[string][]float64, order []string, cold map[string]bool, 
 			if rep-1 < len(contended) && contended[rep-1] {
 				ct.CPU, ct.CPUOtherPct, ct.Contended, ct.Why = 8, 140, true, "other processes used 140% of a CPU"
 			}
+			// The run's first cell starts the server (Change.Start, not
+			// Restarted): cold as well.
+			first := len(r.Cells) == 0
 			r.Cells = append(r.Cells, Cell{Name: name, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res,
-				Restarted: cold[name] || rep == 1 && len(r.Cells) == 0, Contention: ct})
+				Restarted: cold[name] && !first, Change: experiment.Change{Start: first, Cold: cold[name] && !first}, Contention: ct})
 		}
 	}
 	return r
