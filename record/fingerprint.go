@@ -88,8 +88,8 @@ func (f *Fingerprint) Diff(o *Fingerprint) []Mismatch {
 		if bw.EngineVersion != nw.EngineVersion {
 			add("engine_version", bw.EngineVersion, nw.EngineVersion)
 		}
-		for _, k := range unionKeys(bw.Options, nw.Options) {
-			b, n := valueOr(bw.Options, k), valueOr(nw.Options, k)
+		for _, k := range UnionKeys(bw.Options, nw.Options) {
+			b, n := ValueOr(bw.Options, k), ValueOr(nw.Options, k)
 			if b != n {
 				add(k, b, n)
 			}
@@ -124,15 +124,15 @@ func (f *Fingerprint) EnvDiff(o *Fingerprint) []Mismatch {
 		if len(be) == 0 || len(ne) == 0 {
 			continue
 		}
-		for _, k := range unionKeys(be, ne) {
-			if b, n := valueOr(be, k), valueOr(ne, k); b != n {
+		for _, k := range UnionKeys(be, ne) {
+			if b, n := ValueOr(be, k), ValueOr(ne, k); b != n {
 				out = append(out, Mismatch{Cell: cell, Key: cell + ": @@" + k, Base: b, New: n})
 			}
 		}
 	}
 	// Limits are conditions, like the variables: listed, compared anyway.
 	// Only cells both runs have; a cell without a limit is "none".
-	for _, cell := range unionKeys(f.Limits, o.Limits) {
+	for _, cell := range UnionKeys(f.Limits, o.Limits) {
 		_, inF := f.Workload[cell]
 		_, inO := o.Workload[cell]
 		b, n := f.Limits[cell], o.Limits[cell]
@@ -159,14 +159,16 @@ func (f *Fingerprint) EnvDiff(o *Fingerprint) []Mismatch {
 	return out
 }
 
-func valueOr(m map[string]string, k string) string {
+// ValueOr is m[k], or the mark of a missing value.
+func ValueOr(m map[string]string, k string) string {
 	if v, ok := m[k]; ok {
 		return v
 	}
 	return missing
 }
 
-func unionKeys(a, b map[string]string) []string {
+// UnionKeys is the sorted union of the keys of a and b.
+func UnionKeys(a, b map[string]string) []string {
 	set := map[string]bool{}
 	for k := range a {
 		set[k] = true

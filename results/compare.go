@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -84,8 +83,12 @@ type Comparison struct {
 	Options CompareOptions `json:"options"` // as applied (defaults filled in)
 	// Cells are the cells both runs have, in the base run's order.
 	Cells []CellComparison `json:"cells"`
-	// Unmatched are the cells only one run has (by name and parameters).
+	// Unmatched are the cells only one run has (by name: scenario and axis
+	// values).
 	Unmatched []Unmatched `json:"unmatched,omitempty"`
+	// RunChanges are the differences that concern every cell (the
+	// server's flavor or version): "server version 10.11.6 -> 11.4.2".
+	RunChanges []string `json:"run_changes,omitempty"`
 	// Mismatches are the fingerprint differences; only a forced comparison
 	// (AllowMismatch) has any.
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
@@ -110,8 +113,24 @@ type CellComparison struct {
 	Scenario string             `json:"scenario,omitempty"`
 	Params   []experiment.Param `json:"params"`
 	// Mismatched tells whether a fingerprint difference concerns the cell.
-	Mismatched bool               `json:"mismatched,omitempty"`
-	Metrics    []MetricComparison `json:"metrics"`
+	Mismatched bool `json:"mismatched,omitempty"`
+	// Changes are the settings, parameters and limits that differ between
+	// the runs for this cell: "sync_binlog 0 -> 1" (compare_host.go).
+	Changes []string `json:"changes,omitempty"`
+	// BaseHost and NewHost are what else used the host while each run
+	// measured the cell.
+	BaseHost HostLoad `json:"base_host"`
+	NewHost  HostLoad `json:"new_host"`
+	// Contention says how the runs' contention differed for this cell
+	// ("measured under contention in the new run only"); "" when neither
+	// run was contended.
+	Contention string `json:"contention,omitempty"`
+	// BaseRatio and NewRatio are the cell's tps against its baseline cell
+	// within each run: the paired ratio of the run's Conclusion (nil for a
+	// baseline cell or a run without a baseline).
+	BaseRatio *RatioLine         `json:"base_ratio,omitempty"`
+	NewRatio  *RatioLine         `json:"new_ratio,omitempty"`
+	Metrics   []MetricComparison `json:"metrics"`
 }
 
 // MetricComparison compares one figure of one cell.
@@ -134,8 +153,18 @@ type MetricComparison struct {
 	// Verdict is Better or Worse when the change is significant (P <
 	// alpha), else Unchanged.
 	Verdict string `json:"verdict"`
-	// Regression is a significant worsening larger than the threshold.
-	Regression bool     `json:"regression"`
+	// Regression is a significant worsening larger than the threshold
+	// that counts: measured on a host equally quiet in both runs, or
+	// surviving the contention (compare_host.go).
+	Regression bool `json:"regression"`
+	// ContendedSide is where the cell was measured under contention:
+	// "base", "new", "both" or "".
+	ContendedSide string `json:"contended_side,omitempty"`
+	// Discounted is a significant worsening larger than the threshold that
+	// does not count: measured under contention in one run only, and it
+	// does not survive the contention. HostNote says how it was judged.
+	Discounted bool     `json:"discounted,omitempty"`
+	HostNote   string   `json:"host_note,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 }
 
@@ -148,11 +177,15 @@ type Unmatched struct {
 }
 
 // Compare compares the new run with the base run: cells are matched by name
-// and parameters, and each metric's medians over the successful repeats are
-// compared with the Mann-Whitney U test. When what is measured differs (the
-// workload, its options, the engine) it returns a *MismatchError unless
-// opt.AllowMismatch; server, host and tool differences are listed
-// (EnvDiffs) and compared. Runs with no cell in common are a
+// (scenario and axis values), and each metric's medians over the successful
+// repeats are compared with the Mann-Whitney U test. A cell whose settings,
+// parameters or limits changed is compared like any other, its changes
+// listed beside it (Changes): a slowdown is a regression. When what is
+// measured differs (the workload, its options, the engine) it returns a
+// *MismatchError unless opt.AllowMismatch; server, host and tool
+// differences are listed (EnvDiffs) and compared. A worsening measured under
+// contention in one run only counts when it survives the contention
+// (compare_host.go). Runs with no cell in common are a
 // *NothingInCommonError: a CI gate pointed at the wrong directories fails.
 func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	if base == nil || new == nil {
@@ -186,8 +219,11 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		Options:    opt,
 		Mismatches: mismatches,
 		EnvDiffs:   bf.EnvDiff(nf),
+		RunChanges: runChanges(base, new),
 		newRun:     new,
 	}
+	bLimits, nLimits := planLimits(base), planLimits(new)         // limits.go
+	bRatios, nRatios := baselineRatios(base), baselineRatios(new) // ratio.go
 	bg, ng := groupCells(base), groupCells(new)
 	mismatched := map[string]bool{}
 	for _, m := range mismatches {
@@ -201,10 +237,11 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		b := bg.groups[g]
 		n, ok := ng.groups[g]
 		if !ok {
-			c.Unmatched = append(c.Unmatched, unmatched(b, "base", ng))
+			c.Unmatched = append(c.Unmatched, unmatched(b, "base"))
 			continue
 		}
-		cc := CellComparison{Name: b.name, Scenario: b.scenario, Params: b.params, Mismatched: mismatched[b.name]}
+		cc := CellComparison{Name: b.name, Scenario: b.scenario, Params: n.params, Mismatched: mismatched[b.name],
+			Changes: cellChanges(b, n, bLimits, nLimits), BaseRatio: bRatios[b.name], NewRatio: nRatios[b.name]}
 		for _, m := range compareMetrics {
 			mc := compareMetric(m, b.ok, n.ok, opt)
 			ciMissing = ciMissing || !mc.Base.OK || !mc.New.OK
@@ -224,12 +261,13 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	}
 	for _, g := range ng.order {
 		if _, ok := bg.groups[g]; !ok {
-			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new", bg))
+			c.Unmatched = append(c.Unmatched, unmatched(ng.groups[g], "new"))
 		}
 	}
 	if len(c.Cells) == 0 {
 		return nil, &NothingInCommonError{Base: base.Experiment, New: new.Experiment, BaseCells: len(bg.order), NewCells: len(ng.order)}
 	}
+	judgeHost(c, bg, ng, opt) // compare_host.go
 
 	if len(fewRepeats) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats to detect a change (need ≥%d each for p<%g): %s",
@@ -312,7 +350,20 @@ type cellGroup struct {
 	scenario string
 	params   []experiment.Param
 	ok       []*oltp.Result
+	cells    []*Cell // the successful repeats, aligned with ok
+	all      []*Cell // every repeat
 	failed   int
+}
+
+// effective is the server variables the cell's first repeat with a
+// read-back found.
+func (g *cellGroup) effective() map[string]string {
+	for _, c := range g.all {
+		if len(c.Effective) > 0 {
+			return c.Effective
+		}
+	}
+	return nil
 }
 
 type cellGroups struct {
@@ -321,12 +372,21 @@ type cellGroups struct {
 	names  map[string][]string // cell name → group keys
 }
 
-// groupCells groups a run's cells by name and parameters.
+// byName is the group of the cell named name, or nil.
+func (gs cellGroups) byName(name string) *cellGroup {
+	if keys := gs.names[name]; len(keys) > 0 {
+		return gs.groups[keys[0]]
+	}
+	return nil
+}
+
+// groupCells groups a run's cells by name: the scenario and the axis
+// values. What a scenario sets may differ between runs; it is compared.
 func groupCells(r *Run) cellGroups {
 	gs := cellGroups{groups: map[string]*cellGroup{}, names: map[string][]string{}}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		key := c.Name + "\x00" + paramKey(c.Params)
+		key := c.Name
 		g, ok := gs.groups[key]
 		if !ok {
 			g = &cellGroup{name: c.Name, scenario: c.Scenario, params: c.Params}
@@ -334,8 +394,10 @@ func groupCells(r *Run) cellGroups {
 			gs.order = append(gs.order, key)
 			gs.names[c.Name] = append(gs.names[c.Name], key)
 		}
+		g.all = append(g.all, c)
 		if c.Status == CellOK && c.Result != nil {
 			g.ok = append(g.ok, c.Result)
+			g.cells = append(g.cells, c)
 		} else {
 			g.failed++
 		}
@@ -343,31 +405,8 @@ func groupCells(r *Run) cellGroups {
 	return gs
 }
 
-// paramKey is the parameters as a set: sorted name=value pairs.
-func paramKey(ps []experiment.Param) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = p.Name + "=" + p.Value
-	}
-	sort.Strings(s)
-	return strings.Join(s, ",")
-}
-
-func unmatched(g *cellGroup, side string, other cellGroups) Unmatched {
-	u := Unmatched{Name: g.name, Side: side, Params: g.params, Reason: "only in the " + side + " run"}
-	if keys := other.names[g.name]; len(keys) > 0 {
-		o := other.groups[keys[0]]
-		u.Reason = fmt.Sprintf("same name, different parameters (%s: %s; other run: %s)", side, paramList(g.params), paramList(o.params))
-	}
-	return u
-}
-
-func paramList(ps []experiment.Param) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = p.Name + "=" + p.Value
-	}
-	return strings.Join(s, ", ")
+func unmatched(g *cellGroup, side string) Unmatched {
+	return Unmatched{Name: g.name, Side: side, Params: g.params, Reason: "only in the " + side + " run"}
 }
 
 func runRef(r *Run) RunRef {
@@ -398,22 +437,66 @@ func (c *Comparison) Regressed() []string {
 // "2 regressions: b1e1/threads=8 tps -12.3% (p=0.008), ...".
 func (c *Comparison) VerdictLine() string {
 	var regs []string
+	var discCells []string
+	disc := 0
+	sides := map[string]bool{}
+	var changedOrder []string
+	changedCells := map[string][]string{} // change text → cells
 	for _, cc := range c.Cells {
+		changes := cc.Changes
+		if len(changes) == 0 {
+			changes = c.RunChanges
+		}
+		regressed, discounted := false, false
 		for _, mc := range cc.Metrics {
-			if mc.Regression {
+			switch {
+			case mc.Regression:
 				regs = append(regs, fmt.Sprintf("%s %s %s (p=%s)", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), formatP(mc.P)))
+				regressed = true
+			case mc.Discounted:
+				disc++
+				discounted = true
+				sides[mc.ContendedSide] = true
 			}
+		}
+		if discounted {
+			discCells = append(discCells, cc.Name)
+		}
+		if regressed && len(changes) > 0 {
+			k := strings.Join(changes, ", ")
+			if _, ok := changedCells[k]; !ok {
+				changedOrder = append(changedOrder, k)
+			}
+			changedCells[k] = append(changedCells[k], cc.Name)
 		}
 	}
 	crit := fmt.Sprintf("worse by more than %g%% at p<%g", c.Options.Threshold, c.Options.Alpha)
+	tail := ""
+	if len(changedOrder) > 0 {
+		var parts []string
+		for _, k := range changedOrder {
+			parts = append(parts, strings.Join(changedCells[k], ", ")+": "+k)
+		}
+		tail += " What changed there: " + strings.Join(parts, "; ") + "."
+	}
+	if disc > 0 {
+		var ss []string
+		for _, sd := range []string{"new", "base", "both"} {
+			if sides[sd] {
+				ss = append(ss, map[string]string{"new": "more in the new run", "base": "more in the base run", "both": "in both runs alike"}[sd])
+			}
+		}
+		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention (%s) and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
+			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
+	}
 	if len(regs) == 0 {
-		return fmt.Sprintf("No regressions (%s).", crit)
+		return fmt.Sprintf("No regressions (%s).%s", crit, tail)
 	}
 	noun := "regressions"
 	if len(regs) == 1 {
 		noun = "regression"
 	}
-	return fmt.Sprintf("%d %s (%s): %s.", len(regs), noun, crit, strings.Join(regs, ", "))
+	return fmt.Sprintf("%d %s (%s): %s.%s", len(regs), noun, crit, strings.Join(regs, ", "), tail)
 }
 
 // ComparisonTable returns the comparison's header and rows: one row per
@@ -444,8 +527,11 @@ func ComparisonTable(c *Comparison) ([]string, [][]string) {
 }
 
 func verdictText(mc MetricComparison) string {
-	if mc.Regression {
+	switch {
+	case mc.Regression:
 		return "REGRESSION"
+	case mc.Discounted:
+		return "worse, contended " + mc.ContendedSide
 	}
 	return mc.Verdict
 }
@@ -538,8 +624,21 @@ func WriteComparison(w io.Writer, c *Comparison, markdown bool) error {
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", em(c.VerdictLine()))
+	if h := hostSummary(c); h != "" { // compare_host.go
+		ew.printf("\n%s\n", h)
+	}
 	ew.printf("\nmedians over the successful repeats, ± the 95%% confidence interval of the median; " +
+		"delta is new vs base: the change of the median, unpaired (the two runs' rounds are not paired); " +
 		"p from the two-sided Mann-Whitney U test; n is base/new repeats.\n")
+	if blocks := hostLines(c); len(blocks) > 0 && ew.err == nil { // compare_host.go
+		ew.printf("\n%s\n\n", heading(markdown, "Cells: what changed, the host in each run, the ratio to the baseline within each run"))
+		for _, b := range blocks {
+			ew.printf("- %s\n", b[0])
+			for _, l := range b[1:] {
+				ew.printf("  - %s\n", l)
+			}
+		}
+	}
 	if markdown && c.newRun != nil && ew.err == nil {
 		// The new run's own Conclusion (scenarios against its baseline),
 		// one heading level down.

@@ -195,15 +195,20 @@ func Conclude(r *Run) *Conclusion {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is noisy (%s)", s.Name, s.Why))
 		}
 	}
+	// The repeats' trends, judged together against each round's contention
+	// and the cells restarted cold (trend.go).
 	for _, t := range cellTrends(r) {
 		if t.Trend.P < conclusionAlpha {
 			dir := "rose"
 			if t.Trend.S < 0 {
 				dir = "fell"
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect (warm-up, growth, drift), not noise",
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect, not noise",
 				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
 		}
+	}
+	if j, ok := judgeRepeats(r); ok {
+		c.Warnings = append(c.Warnings, "repeats: "+j.Text)
 	}
 	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
 	for _, e := range c.Broken() {
@@ -465,25 +470,9 @@ type repeatSeries struct {
 // tpsByRepeat is every cell's tps over its successful repeats in the order
 // they ran (by index), cells in run order.
 func tpsByRepeat(r *Run) []repeatSeries {
-	var order []string
-	by := map[string][]Cell{}
-	for _, c := range r.Cells {
-		if _, ok := by[c.Name]; !ok {
-			order = append(order, c.Name)
-		}
-		by[c.Name] = append(by[c.Name], c)
-	}
 	var out []repeatSeries
-	for _, name := range order {
-		cs := by[name]
-		sort.SliceStable(cs, func(i, j int) bool { return cs[i].Index < cs[j].Index })
-		s := repeatSeries{name: name}
-		for _, c := range cs {
-			if c.Status == CellOK && c.Result != nil {
-				s.tps = append(s.tps, c.Result.TPS())
-			}
-		}
-		out = append(out, s)
+	for _, c := range cellRepeatRuns(r) { // trend.go
+		out = append(out, repeatSeries{name: c.name, tps: c.tps()})
 	}
 	return out
 }

@@ -834,29 +834,7 @@ func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, 
 // coloured like the cell's lines in the time-series figures.
 func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	sums := r.Summaries()
-	bars := &hbars{}
-	var names []string
-	repeated := false
-	for i, s := range sums {
-		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
-		for _, c := range r.Cells {
-			if c.Name != s.Name {
-				continue
-			}
-			b.color = pal.color(c)
-			if len(pal.index) > len(plotColors) {
-				// More scenarios or cells than colours: one colour, so
-				// none repeats; the axis names every bar.
-				b.color = plotColors[0]
-			}
-			if c.Status == CellOK && c.Result != nil {
-				b.lo, b.hi = math.Min(b.lo, c.Result.TPS()), math.Max(b.hi, c.Result.TPS())
-			}
-		}
-		repeated = repeated || s.Runs > 1
-		bars.bars = append(bars.bars, b)
-		names = append(names, clip(s.Name, 60))
-	}
+	bars, names, repeated, withRatio := tpsBars(r, pal)
 	// NominalY counts from the bottom: the first cell goes on top.
 	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
 		names[i], names[j] = names[j], names[i]
@@ -877,13 +855,67 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	restyle(&p.Y.Tick.Label, 10, color.Black)
 	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
 	caption := "Measured window only (warm-up excluded)."
+	if withRatio {
+		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
+			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
+	}
 	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
+}
+
+// tpsBars is the bars of tpsBarChart in run order, their names, whether
+// any cell was repeated and whether any bar carries a ratio.
+func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
+	sums := r.Summaries()
+	bars := &hbars{}
+	var names []string
+	repeated := false
+	ratios := baselineRatios(r) // ratio.go: the Conclusion's, as in the table
+	for i, s := range sums {
+		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
+		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
+			b.ratio = RatioText(l.Ratio) + " vs " + l.Baseline
+		}
+		for _, c := range r.Cells {
+			if c.Name != s.Name {
+				continue
+			}
+			b.color = pal.color(c)
+			if len(pal.index) > len(plotColors) {
+				// More scenarios or cells than colours: one colour, so
+				// none repeats; the axis names every bar.
+				b.color = plotColors[0]
+			}
+			if c.Status == CellOK && c.Result != nil {
+				b.lo, b.hi = math.Min(b.lo, c.Result.TPS()), math.Max(b.hi, c.Result.TPS())
+			}
+		}
+		repeated = repeated || s.Runs > 1
+		bars.bars = append(bars.bars, b)
+		names = append(names, clip(s.Name, 60))
+	}
+	return bars, names, repeated, len(ratios) > 0
 }
 
 type hbar struct {
 	y, median, lo, hi float64
 	runs, failed      int
 	color             color.RGBA
+	ratio             string // "1.13x (0.98-1.30) vs b1e1", or ""
+}
+
+// label is the text beside the bar: the median, failures, the ratio.
+func (b hbar) label() string {
+	label := strconv.FormatFloat(b.median, 'f', 1, 64)
+	if b.median >= 1000 {
+		label = strconv.FormatFloat(b.median, 'f', 0, 64)
+	}
+	if b.failed > 0 {
+		label += fmt.Sprintf(" (%d of %d failed)", b.failed, b.failed+b.runs)
+	}
+	if b.ratio != "" {
+		label += ", " + b.ratio
+	}
+	return label
 }
 
 // hbars draws the bars of tpsBarChart, their whiskers and values.
@@ -891,10 +923,14 @@ type hbars struct{ bars []hbar }
 
 func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmax = 1
+	room := 1.22
 	for _, b := range h.bars {
 		xmax = math.Max(xmax, math.Max(b.median, b.hi))
+		if b.ratio != "" {
+			room = 1.7 // the ratio's text
+		}
 	}
-	return 0, xmax * 1.22, -0.6, float64(len(h.bars)) - 0.4
+	return 0, xmax * room, -0.6, float64(len(h.bars)) - 0.4
 }
 
 func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
@@ -919,14 +955,7 @@ func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLine2(ls, hi, y-half/2, hi, y+half/2)
 			end = max(end, hi)
 		}
-		label := strconv.FormatFloat(b.median, 'f', 1, 64)
-		if b.median >= 1000 {
-			label = strconv.FormatFloat(b.median, 'f', 0, 64)
-		}
-		if b.failed > 0 {
-			label += fmt.Sprintf(" (%d of %d failed)", b.failed, b.failed+b.runs)
-		}
-		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, label)
+		c.FillText(ts, vg.Point{X: end + vg.Points(4), Y: y}, b.label())
 	}
 }
 

@@ -54,6 +54,8 @@ func repeatsFigure(r *Run) ([]byte, error) {
 	for _, s := range series {
 		maxN = max(maxN, len(s.tps))
 	}
+	contended, cold := repeatFlags(r) // trend.go
+	anyContended, anyCold := false, false
 	for lo := 0; lo < len(series); lo += maxSeries {
 		part := series[lo:min(lo+maxSeries, len(series))]
 		p := plot.New()
@@ -77,7 +79,27 @@ func repeatsFigure(r *Run) ([]byte, error) {
 			l.Color, l.Width = clr, vg.Points(lineWidth)
 			pts.Color, pts.Shape = clr, draw.CircleGlyph{}
 			p.Add(l, pts)
+			// Ring the repeats measured under contention.
+			var ringed plotter.XYs
+			for k, c := range contended[s.name] {
+				if c && k < len(xys) {
+					ringed = append(ringed, xys[k])
+				}
+			}
+			if len(ringed) > 0 {
+				anyContended = true
+				sc, err := plotter.NewScatter(ringed)
+				if err != nil {
+					return nil, err
+				}
+				sc.Color, sc.Shape, sc.Radius = textColor, draw.RingGlyph{}, vg.Points(5.5)
+				p.Add(sc)
+			}
 			label := labels[s.name]
+			if cold[s.name] {
+				anyCold = true
+				label += " (cold)"
+			}
 			if tr := MannKendall(s.tps); tr.P < DefaultAlpha {
 				dir := "rising"
 				if tr.S < 0 {
@@ -104,7 +126,16 @@ func repeatsFigure(r *Run) ([]byte, error) {
 	}
 	caption := "Each cell's tps in the order its repeats ran, divided by its median (1 = the median). " +
 		"A cell whose repeats rise or fall with significance (Mann-Kendall, p < 0.05) is marked: " +
-		"an order effect such as warm-up, not noise."
+		"an order effect, not noise."
+	if anyContended {
+		caption += " Ringed: repeats measured under contention (other load on the host)."
+	}
+	if anyCold {
+		caption += " (cold): restarted before every repeat."
+	}
+	if j, ok := judgeRepeats(r); ok {
+		caption += " Together: " + j.Text + "."
+	}
 	h := seriesHeight * vg.Length(math.Max(1, float64(len(rows)))) * 0.55
 	return renderFigure(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
 }

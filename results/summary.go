@@ -124,7 +124,12 @@ func writeResults(w io.Writer, r *Run) error {
 		return err
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
-		"with repeats, each figure is the median over the successful repeats.\n")
+		"with repeats, each figure is the median over the successful repeats.")
+	if r.Baseline != "" {
+		fmt.Fprintf(w, " tps vs %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
+			"with its 95%% interval from %d rounds on.", r.Baseline, MinRoundsForRatioCI())
+	}
+	fmt.Fprintf(w, "\n")
 	return nil
 }
 

@@ -12,17 +12,15 @@ import (
 
 // ComparisonRows returns the comparison table's header and rows: one row
 // per cell (medians over repeats) with tps, qps, latency and the tps ratio
-// to the cell's baseline.
+// to the cell's baseline: the Conclusion's paired ratio with its 95 %
+// interval when there is one (ratio.go).
 func ComparisonRows(r *Run) ([]string, [][]string) {
 	header := []string{"cell", "runs", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "errors"}
 	if r.Baseline != "" {
 		header = append(header, "tps vs "+r.Baseline)
 	}
 	sums := r.Summaries()
-	byName := map[string]Summary{}
-	for _, s := range sums {
-		byName[s.Name] = s
-	}
+	ratios := baselineRatios(r)
 	var rows [][]string
 	for _, s := range sums {
 		runs := fmt.Sprintf("%d", s.Runs)
@@ -38,8 +36,10 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 		}
 		if r.Baseline != "" {
 			ratio := "-"
-			if b, ok := byName[BaselineFor(r.Baseline, s, sums)]; ok && b.TPS > 0 && s.Runs > 0 {
-				ratio = fmt.Sprintf("%.2fx", s.TPS/b.TPS)
+			if l := ratios[s.Name]; l != nil {
+				ratio = RatioText(l.Ratio)
+			} else if BaselineFor(r.Baseline, s, sums) == s.Name && s.Runs > 0 {
+				ratio = "1.00x" // the baseline itself
 			}
 			row = append(row, ratio)
 		}
@@ -166,21 +166,17 @@ func writePivot(w io.Writer, r *Run) error {
 	fmt.Fprintf(w, "\n### tps by %s\n\n", colName)
 	header := append([]string{""}, cols...)
 	var rows [][]string
+	ratios := baselineRatios(r) // the Conclusion's paired ratios
 	for _, rk := range rowKeys {
 		row := []string{rk}
-		var base float64
-		if colName == "scenario" {
-			if b, ok := cell[r.Baseline+"\x00"+rk]; ok {
-				base = b.TPS
-			}
-		}
 		for _, cv := range cols {
 			s, ok := cell[cv+"\x00"+rk]
+			l := ratios[s.Name]
 			switch {
 			case !ok || s.Runs == 0:
 				row = append(row, "-")
-			case base > 0 && cv != r.Baseline:
-				row = append(row, fmt.Sprintf("%.1f (%.2fx)", s.TPS, s.TPS/base))
+			case colName == "scenario" && cv != r.Baseline && l != nil && l.Ratio.Rounds > 0:
+				row = append(row, fmt.Sprintf("%.1f (%s)", s.TPS, RatioText(l.Ratio)))
 			default:
 				row = append(row, fmt.Sprintf("%.1f", s.TPS))
 			}

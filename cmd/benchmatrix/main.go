@@ -334,7 +334,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	opt := results.DefaultCompareOptions()
 	fs.Float64Var(&opt.Threshold, "threshold", opt.Threshold, "a regression is significant and worse than this many percent")
-	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare runs whose workload definitions or server versions differ, and mark the table")
+	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {

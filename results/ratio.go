@@ -1,0 +1,39 @@
+package results
+
+import (
+	"fmt"
+	"math"
+)
+
+// One ratio (issue 26): "X vs baseline" within a run is the Conclusion's
+// paired ratio (Conclude: Hodges-Lehmann over the per-round tps ratios,
+// with its distribution-free 95 % interval from 6 rounds on). The Results
+// table, the pivot, the tps plot and compare's within-run column all take
+// it from here, so that one comparison shows one number everywhere.
+// Between two runs compare has its own, labelled estimate: the change of
+// the median, unpaired.
+
+// baselineRatios is the Conclusion's ratio of every cell that has a
+// baseline cell, by cell name.
+func baselineRatios(r *Run) map[string]*RatioLine {
+	out := map[string]*RatioLine{}
+	if r == nil || r.Baseline == "" {
+		return out
+	}
+	for _, l := range Conclude(r).Ratios {
+		out[l.Cell] = &l
+	}
+	return out
+}
+
+// RatioText is a paired ratio as the tables show it: "1.13x (0.98-1.30)"
+// with its 95 % interval, "1.13x" without one, "-" with no paired round.
+func RatioText(pr PairedRatio) string {
+	if pr.Rounds == 0 || math.IsNaN(pr.Ratio) {
+		return "-"
+	}
+	if pr.CIOK {
+		return fmt.Sprintf("%.2fx (%.2f-%.2f)", pr.Ratio, pr.Lo, pr.Hi)
+	}
+	return fmt.Sprintf("%.2fx", pr.Ratio)
+}
