@@ -502,6 +502,19 @@ func secretName(name string) bool {
 	return strings.Contains(n, "pas") || strings.Contains(n, "pw") || strings.Contains(n, "secret")
 }
 
+// SecretArgs finds the passwords on a sysbench command line (without the
+// program name): for each "--name=value" whose name may carry a password
+// (secretName), the argument with its value masked.
+func SecretArgs(args []string) map[int]string {
+	found := map[int]string{}
+	for i, a := range args {
+		if name, v, ok := strings.Cut(strings.TrimPrefix(a, "--"), "="); ok && strings.HasPrefix(a, "--") && v != "" && secretName(name) {
+			found[i] = "--" + name + "=*****"
+		}
+	}
+	return found
+}
+
 // unknownOption is setOption's error for a name it does not know; option
 // turns it into sysbench's message.
 func unknownOption(disp string) error { return &UsageError{Option: disp} }

@@ -60,8 +60,14 @@ func main() {
 	// The MySQL driver logs every connection a stopped or killed server
 	// drops; benchmatrix reports those itself.
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+	// A password on the command line leaves argv first (secretargs.go).
+	argv, err := hideSecretArgs(os.Args, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(exitcode.Failure)
+	}
 	ctx, stop := signalContext()
-	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := dispatch(ctx, argv[1:], os.Stdout, os.Stderr)
 	stop()
 	server.Cleanup()
 	os.Exit(code)
