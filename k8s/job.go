@@ -141,15 +141,25 @@ func Objects(cfg Config) (*corev1.ConfigMap, *batchv1.Job, error) {
 	}
 	if cfg.CPU != "" || cfg.Memory != "" {
 		rl := corev1.ResourceList{}
-		for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: cfg.CPU, corev1.ResourceMemory: cfg.Memory} {
-			if v == "" {
+		for _, r := range []struct {
+			name corev1.ResourceName
+			v    string
+		}{{corev1.ResourceCPU, cfg.CPU}, {corev1.ResourceMemory, cfg.Memory}} {
+			if r.v == "" {
 				continue
 			}
-			q, err := resource.ParseQuantity(v)
+			flag := "--" + strings.ToLower(string(r.name))
+			q, err := resource.ParseQuantity(r.v)
 			if err != nil {
-				return nil, nil, fmt.Errorf("k8s: --%s %q: %v", strings.ToLower(string(name)), v, err)
+				return nil, nil, fmt.Errorf("k8s: %s %q: %v", flag, r.v, err)
 			}
-			rl[name] = q
+			// The API server takes a negative request (a Job nobody can
+			// schedule, or a pod killed at once); a zero limit is none.
+			if q.Sign() <= 0 {
+				return nil, nil, fmt.Errorf("k8s: %s %q: want a positive quantity (e.g. %s)", flag, r.v, map[corev1.ResourceName]string{
+					corev1.ResourceCPU: "2 or 500m", corev1.ResourceMemory: "4Gi"}[r.name])
+			}
+			rl[r.name] = q
 		}
 		container.Resources = corev1.ResourceRequirements{Requests: rl, Limits: rl}
 	}
