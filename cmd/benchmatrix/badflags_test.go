@@ -39,3 +39,34 @@ func TestBadEngineFlagsExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedDSNExits2: a DSN without tcp(...) is a usage problem (exit
+// 2) naming where it was given, whether --dsn, [server] dsn or dsns, or
+// restore's argument, and the password is never shown.
+func TestMalformedDSNExits2(t *testing.T) {
+	t.Parallel()
+	const bad = "root:Pw0rdXyz@127.0.0.1:3306/db"
+	m := writeManifest(t, "[workload]\nname = \"oltp_point_select\"\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", m, "--provider", "external", "--dsn", bad}, "--dsn: not a DSN"},
+		{[]string{"run", m, "--provider", "external", "--dsn=" + bad}, "--dsn: not a DSN"},
+		{[]string{"plan", m, "--provider", "external"}, ""}, // no DSN given: plan is fine
+		{[]string{"run", writeManifest(t, "[server]\nprovider = \"external\"\ndsn = \""+bad+"\"\n[workload]\nname = \"oltp_point_select\"\n"), "-o", filepath.Join(t.TempDir(), "r")}, "line 3: server.dsn: not a DSN"},
+		{[]string{"run", writeManifest(t, "[server]\nprovider = \"external\"\ndsns = [\""+bad+"\"]\n[workload]\nname = \"oltp_point_select\"\n"), "-o", filepath.Join(t.TempDir(), "r")}, "line 3: server.dsns: node 1: not a DSN"},
+		{[]string{"restore", bad}, "not a DSN"},
+	} {
+		out, err := exec.Command(binary, c.args...).CombinedOutput()
+		if c.want == "" {
+			continue
+		}
+		if code := exitStatus(err); code != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%v: exit %d, output %q; want exit 2 mentioning %q", c.args[:2], code, out, c.want)
+		}
+		if strings.Contains(string(out), "Pw0rdXyz") {
+			t.Errorf("%v: the password is shown: %s", c.args[:2], out)
+		}
+	}
+}

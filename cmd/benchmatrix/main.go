@@ -387,6 +387,11 @@ func cmdRestore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "benchmatrix restore: want one DSN (user@tcp(host:port)/; the password in $%s)\n", catalog.PasswordEnv)
 		return exitcode.Usage
 	}
+	if _, err := mysql.ParseDSN(args[0]); err != nil {
+		fmt.Fprintf(stderr, "benchmatrix restore: not a DSN such as \"bench@tcp(db1:3306)/\" (user@tcp(host:port)/, the password in $%s): %s\n",
+			catalog.PasswordEnv, experiment.Redact(err.Error()))
+		return exitcode.Usage
+	}
 	e, err := server.ConnectExternal(ctx, server.ExternalConfig{DSN: args[0]})
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix restore: %v\n", err)
