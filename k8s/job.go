@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -95,6 +96,16 @@ func Objects(cfg Config) (*corev1.ConfigMap, *batchv1.Job, error) {
 	}
 	if cfg.Image == "" {
 		return nil, nil, fmt.Errorf("k8s: --image is required: an image holding %s and mariadbd, in a registry the cluster pulls from", DefaultBinary)
+	}
+	if strings.ContainsAny(cfg.Image, " \t\n") {
+		return nil, nil, fmt.Errorf("k8s: --image %q: an image reference has no spaces", cfg.Image)
+	}
+	// What the API server would refuse at `kubectl apply`, refused here.
+	if errs := validation.IsDNS1123Label(cfg.Namespace); cfg.Namespace != "" && len(errs) > 0 {
+		return nil, nil, fmt.Errorf("k8s: --namespace %q: not a namespace name: %s", cfg.Namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(cfg.VolumeClaim); cfg.VolumeClaim != "" && len(errs) > 0 {
+		return nil, nil, fmt.Errorf("k8s: --volume-claim %q: not a PersistentVolumeClaim name: %s", cfg.VolumeClaim, strings.Join(errs, "; "))
 	}
 	if cfg.Binary == "" {
 		cfg.Binary = DefaultBinary
