@@ -28,6 +28,7 @@ func TestBadEngineFlagsExit2(t *testing.T) {
 		{[]string{"k8s", m, "--shards", "2", "--image", "registry.example/bench mark"}, `--image "registry.example/bench mark": an image reference has no spaces`},
 		{append(k8s, "--deadline", "-1s"), "--deadline -1s: want at least 1s"},
 		{append(k8s, "--deadline", "400ms"), "--deadline 400ms: want at least 1s"},
+		{[]string{"plan", m, "--shards", "0"}, "--shards 0: want at least 1"},
 		{[]string{"swarm", m, "--shards", "2", "-o", filepath.Join(t.TempDir(), "r"), "--timeout", "-1m"}, "--timeout -1m0s: want more than 0"},
 	} {
 		cmd := exec.Command(binary, c.args...)
