@@ -2,9 +2,7 @@ package profile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,23 +17,6 @@ import (
 // once a second (as the sampler does), on a 2-core host shared with other
 // builds: InnoDB's idle pool threads and the idle session wait most of the
 // time, and some of the connection's switches are preemptions.
-func loadGz(t *testing.T, name string) []Record {
-	t.Helper()
-	f, err := os.Open("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, bad, err := Parse(z)
-	if err != nil || bad != 0 {
-		t.Fatalf("%s: %d unreadable records, %v", name, bad, err)
-	}
-	return recs
-}
 
 // titleShare sums the shares of a frame's boxes in a flame graph's titles
 // ("name\n1.2 ms, 34.56% of ..."); -1 when there is no such box.
@@ -65,7 +46,7 @@ func titleShare(titles []string, name string) float64 {
 // idle pool threads and idle session, over half of all the off-CPU time,
 // are not drawn, and the share they held is stated.
 func TestOffCPUGraphShowsTheWorkload(t *testing.T) {
-	recs := loadGz(t, "offcpu-idle-threads.txt.gz")
+	recs := load(t, "offcpu-idle-threads.txt.gz")
 	p := Build(OffCPU, recs, "mariadbd", 0)
 	conn := p.Only(KindConnection)
 	if conn.Empty() || 2*conn.Total() > p.Total() {
@@ -99,7 +80,7 @@ func TestOffCPUGraphShowsTheWorkload(t *testing.T) {
 // WriteFlameGraphAll draws every thread; an on-CPU graph draws every
 // thread too (background threads' CPU is the server's cost).
 func TestFlameGraphAllThreads(t *testing.T) {
-	p := Build(OffCPU, loadGz(t, "offcpu-idle-threads.txt.gz"), "mariadbd", 0)
+	p := Build(OffCPU, load(t, "offcpu-idle-threads.txt.gz"), "mariadbd", 0)
 	var b bytes.Buffer
 	if err := WriteFlameGraphAll(&b, p, "all"); err != nil {
 		t.Fatal(err)
@@ -181,7 +162,7 @@ func TestRunqueueStated(t *testing.T) {
 		t.Errorf("the graph does not state the runqueue time:\n%s", b.String()[:min(b.Len(), 1200)])
 	}
 	// The recording: preemptions of the connection on a busy host.
-	rec := Build(OffCPU, loadGz(t, "offcpu-idle-threads.txt.gz"), "mariadbd", 0)
+	rec := Build(OffCPU, load(t, "offcpu-idle-threads.txt.gz"), "mariadbd", 0)
 	if rec.Only(KindConnection).RunqueueTotal() <= 0 {
 		t.Error("no runqueue time found in the recording's prev_state=R switches")
 	}

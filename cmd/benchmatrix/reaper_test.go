@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"benchmatrix/server"
 )
 
 // procField reads /proc/PID/stat's fields after the command name: state,
@@ -57,19 +54,7 @@ func reapersOf(pid int) []int {
 // and the network, and leave no process (each used to leave its `sleep
 // 3600`, reparented to init).
 func TestSIGKILLDockerReplicasLeavesNoProcess(t *testing.T) {
-	ctx := context.Background()
-	if err := server.DockerAvailable(ctx); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if ok, err := server.DockerImageExists(ctx, server.DefaultDockerImage); err != nil || !ok {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("image %s: %v", server.DefaultDockerImage, err)
-		}
-		t.Skip("no image ", server.DefaultDockerImage)
-	}
+	needDockerImage(t)
 	src := strings.Replace(slowManifest, "[workload]", "[server]\nprovider = \"docker\"\n[topology]\nkind = \"replicas\"\nreplicas = 1\n[workload]", 1)
 	cmd, buf := startRun(t, writeManifest(t, src), filepath.Join(t.TempDir(), "r"))
 	pid := cmd.Process.Pid

@@ -116,14 +116,14 @@ func hideSecretArgs(argv []string, stderr io.Writer) ([]string, error) {
 	for i, m := range found {
 		hidden[i+1], masked[i+1] = argv[i+1], m
 	}
-	if err := reexecMasked(masked, hidden); err != nil {
-		fmt.Fprintf(stderr, "benchmatrix: warning: the password stays readable in /proc/%d/cmdline: %v\n", os.Getpid(), err)
-	}
+	err := reexecMasked(masked, hidden) // returns only when the exec failed
+	fmt.Fprintf(stderr, "benchmatrix: warning: the password stays readable in /proc/%d/cmdline: %v\n", os.Getpid(), err)
 	return argv, nil
 }
 
 // reexecMasked execs /proc/self/exe with argv, the arguments in hidden
-// waiting in a pipe the new image inherits. It returns only on failure.
+// waiting in a pipe the new image inherits. It returns only on failure,
+// with the reason.
 func reexecMasked(argv []string, hidden map[int]string) error {
 	payload, err := json.Marshal(hidden)
 	if err != nil {
