@@ -162,6 +162,13 @@ func (d *decoder) needs(prov catalog.Descriptor, c catalog.Capability, key, what
 	}
 }
 
+// dsnProblem says what is wrong with a DSN the driver cannot read, naming
+// its form (the driver's "default addr for network '127.0.0.1:3306'
+// unknown" means the address lacks tcp(...)), never its password.
+func dsnProblem(err error) string {
+	return "not a DSN such as \"bench@tcp(db1:3306)/sbtest\" (user[:password]@tcp(host:port)/schema): " + Redact(err.Error())
+}
+
 // schemaFromDSN: a DSN naming a database (user@tcp(h)/shop) means that
 // schema, unless [server] schema names another, which is a problem rather
 // than a silent choice.
@@ -170,8 +177,16 @@ func (d *decoder) schemaFromDSN(m *Manifest) {
 		return
 	}
 	c, err := mysql.ParseDSN(m.Server.DSN)
-	if err != nil || c.DBName == "" {
-		return // the provider says what is wrong with the DSN
+	if err != nil {
+		key := "server.dsn"
+		if !d.isSet(key) {
+			key = "--dsn" // not the manifest's: the flag's
+		}
+		d.problem(key, "%s", dsnProblem(err))
+		return
+	}
+	if c.DBName == "" {
+		return
 	}
 	switch {
 	case !d.isSet("server.schema"):

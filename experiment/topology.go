@@ -394,7 +394,11 @@ func (d *decoder) nodeDSNs(m *Manifest) {
 	for i, s := range m.Server.DSNs {
 		c, err := mysql.ParseDSN(s)
 		if err != nil {
-			d.problem("server.dsns", "node %d: %s", i+1, Redact(err.Error()))
+			key := "server.dsns"
+			if !d.isSet(key) {
+				key = "--dsn" // --dsn once per node
+			}
+			d.problem(key, "node %d: %s", i+1, dsnProblem(err))
 			continue
 		}
 		if c.DBName == "" {

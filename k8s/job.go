@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -96,6 +97,16 @@ func Objects(cfg Config) (*corev1.ConfigMap, *batchv1.Job, error) {
 	if cfg.Image == "" {
 		return nil, nil, fmt.Errorf("k8s: --image is required: an image holding %s and mariadbd, in a registry the cluster pulls from", DefaultBinary)
 	}
+	if strings.ContainsAny(cfg.Image, " \t\n") {
+		return nil, nil, fmt.Errorf("k8s: --image %q: an image reference has no spaces", cfg.Image)
+	}
+	// What the API server would refuse at `kubectl apply`, refused here.
+	if errs := validation.IsDNS1123Label(cfg.Namespace); cfg.Namespace != "" && len(errs) > 0 {
+		return nil, nil, fmt.Errorf("k8s: --namespace %q: not a namespace name: %s", cfg.Namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(cfg.VolumeClaim); cfg.VolumeClaim != "" && len(errs) > 0 {
+		return nil, nil, fmt.Errorf("k8s: --volume-claim %q: not a PersistentVolumeClaim name: %s", cfg.VolumeClaim, strings.Join(errs, "; "))
+	}
 	if cfg.Binary == "" {
 		cfg.Binary = DefaultBinary
 	}
@@ -141,15 +152,25 @@ func Objects(cfg Config) (*corev1.ConfigMap, *batchv1.Job, error) {
 	}
 	if cfg.CPU != "" || cfg.Memory != "" {
 		rl := corev1.ResourceList{}
-		for name, v := range map[corev1.ResourceName]string{corev1.ResourceCPU: cfg.CPU, corev1.ResourceMemory: cfg.Memory} {
-			if v == "" {
+		for _, r := range []struct {
+			name corev1.ResourceName
+			v    string
+		}{{corev1.ResourceCPU, cfg.CPU}, {corev1.ResourceMemory, cfg.Memory}} {
+			if r.v == "" {
 				continue
 			}
-			q, err := resource.ParseQuantity(v)
+			flag := "--" + strings.ToLower(string(r.name))
+			q, err := resource.ParseQuantity(r.v)
 			if err != nil {
-				return nil, nil, fmt.Errorf("k8s: --%s %q: %v", strings.ToLower(string(name)), v, err)
+				return nil, nil, fmt.Errorf("k8s: %s %q: %v", flag, r.v, err)
 			}
-			rl[name] = q
+			// The API server takes a negative request (a Job nobody can
+			// schedule, or a pod killed at once); a zero limit is none.
+			if q.Sign() <= 0 {
+				return nil, nil, fmt.Errorf("k8s: %s %q: want a positive quantity (e.g. %s)", flag, r.v, map[corev1.ResourceName]string{
+					corev1.ResourceCPU: "2 or 500m", corev1.ResourceMemory: "4Gi"}[r.name])
+			}
+			rl[r.name] = q
 		}
 		container.Resources = corev1.ResourceRequirements{Requests: rl, Limits: rl}
 	}

@@ -112,7 +112,9 @@ func TestJobWiring(t *testing.T) {
 			t.Errorf("results volume with a claim: %+v", v)
 		}
 	}
-	for _, bad := range []Config{{Shards: 0, Image: "x"}, {Shards: 2}, {Shards: 2, Image: "x", CPU: "two"}} {
+	for _, bad := range []Config{{Shards: 0, Image: "x"}, {Shards: 2}, {Shards: 2, Image: "x", CPU: "two"},
+		{Shards: 2, Image: "x", CPU: "-1"}, {Shards: 2, Image: "x", CPU: "0"}, {Shards: 2, Image: "x", Memory: "-5Gi"}, {Shards: 2, Image: "x", Memory: "0Mi"},
+		{Shards: 2, Image: "bad image"}, {Shards: 2, Image: "x", Namespace: "Bad_NS"}, {Shards: 2, Image: "x", VolumeClaim: "Bad_Claim"}} {
 		if _, _, err := Objects(bad); err == nil {
 			t.Errorf("Objects(%+v) accepted", bad)
 		}

@@ -502,6 +502,19 @@ func secretName(name string) bool {
 	return strings.Contains(n, "pas") || strings.Contains(n, "pw") || strings.Contains(n, "secret")
 }
 
+// SecretArgs finds the passwords on a sysbench command line (without the
+// program name): for each "--name=value" whose name may carry a password
+// (secretName), the argument with its value masked.
+func SecretArgs(args []string) map[int]string {
+	found := map[int]string{}
+	for i, a := range args {
+		if name, v, ok := strings.Cut(strings.TrimPrefix(a, "--"), "="); ok && strings.HasPrefix(a, "--") && v != "" && secretName(name) {
+			found[i] = "--" + name + "=*****"
+		}
+	}
+	return found
+}
+
 // unknownOption is setOption's error for a name it does not know; option
 // turns it into sysbench's message.
 func unknownOption(disp string) error { return &UsageError{Option: disp} }
@@ -1038,6 +1051,11 @@ func (x *execution) do() int {
 			return ExitFailure
 		}
 		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions(), inv.Extras)
+		if !inv.Extras {
+			// stdout stays sysbench's, byte for byte; benchmatrix's own
+			// options go to the terminal beside it.
+			writeOwnHelp(x.stderr, inv.Workload, DefaultOptions())
+		}
 		return ExitOK
 	}
 	WriteBanner(x.notice())
@@ -1174,6 +1192,11 @@ func (x *execution) outcome(err error) (code int, msg string) {
 		return ExitOK, ""
 	}
 	msg = redactPassword(err.Error(), x.inv.Conn.Password)
+	if x.ctx.Err() == nil {
+		if text, ok := sysbenchSQLError(err, x.inv.Workload); ok {
+			msg = redactPassword(text, x.inv.Conn.Password)
+		}
+	}
 	if x.ctx.Err() != nil {
 		fmt.Fprintf(x.stderr, "benchmatrix oltp: interrupted (%s)\n", msg)
 		return ExitInterrupted, msg
@@ -1208,6 +1231,36 @@ func (x *execution) document(intervals, checkpoints []Interval, res *Result, int
 		doc.Checkpoints = append(doc.Checkpoints, JSONCheckpoint{At: (cp.End - x.inv.Options.Warmup).Seconds(), Result: NewJSONResult(cp.Checkpoint)})
 	}
 	return doc
+}
+
+// sysbenchSQLError is the text of a FATAL server error as sysbench prints
+// it (drv_mysql.c and sysbench.c; parsers and people grep for it), after
+// "FATAL: ": the statement with the driver call that failed (a prepared
+// statement's execution, with its placeholders, or a text query, as sent),
+// then the worker's failure with the SQL state:
+//
+//	mysql_drv_query() returned error 1062 (Duplicate entry '50' for key 'PRIMARY') for query 'INSERT ...'
+//	FATAL: `thread_run' function failed: oltp_write_only: worker 2: SQL error, errno = 1062, state = '23000': Duplicate entry ...
+//
+// (sysbench names its Lua script's line where this names the worker.) ok
+// is false for an error that is no server error on a statement.
+func sysbenchSQLError(err error, workload string) (text string, ok bool) {
+	var se *StatementError
+	var me *mysql.MySQLError
+	if !errors.As(err, &se) || !errors.As(se.Err, &me) {
+		return "", false
+	}
+	call := "mysql_drv_query"
+	if se.Prepared {
+		call = "mysql_stmt_execute"
+	}
+	where := strings.TrimSuffix(strings.TrimSuffix(err.Error(), se.Error()), ": ")
+	if where == "" || where == err.Error() {
+		where = workload
+	}
+	state := strings.TrimRight(string(me.SQLState[:]), "\x00")
+	return fmt.Sprintf("%s() returned error %d (%s) for query '%s'\nFATAL: `thread_run' function failed: %s: SQL error, errno = %d, state = '%s': %s",
+		call, me.Number, me.Message, se.SQL, where, me.Number, state, me.Message), true
 }
 
 // redactPassword replaces every occurrence of the password in s. Driver errors do

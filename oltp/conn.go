@@ -166,7 +166,7 @@ func (c *conn) run(s *stmt) error {
 		}
 	}
 	if err != nil {
-		return &StatementError{Err: err, SQL: s.sql, Args: s.args}
+		return &StatementError{Err: err, SQL: s.sql, Args: s.args, Prepared: true}
 	}
 	return nil
 }
@@ -281,6 +281,9 @@ type StatementError struct {
 	Err  error
 	SQL  string
 	Args []driver.Value
+	// Prepared: a prepared statement's execution (SQL has its
+	// placeholders); else a text statement (SQL is what was sent).
+	Prepared bool
 }
 
 func (e *StatementError) Error() string {

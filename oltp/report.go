@@ -426,6 +426,26 @@ func writeHelp(w io.Writer, testName, workload string, o Options, extras bool) {
 	fmt.Fprintf(w, "\n")
 }
 
+// writeOwnHelp lists the options of benchmatrix's own that the workload
+// reads (--recreate for all; --reinsert_id for those that re-insert a
+// deleted row), which sysbench's help text lacks.
+func writeOwnHelp(w io.Writer, workload string, o Options) {
+	var rows []helpOption
+	width := 0
+	for _, h := range helpOptions {
+		if !benchmatrixOnly[h.name] || (h.name != "recreate" && !ReadsOption(Options{Workload: workload}, h.name)) {
+			continue
+		}
+		rows = append(rows, h)
+		width = max(width, len(helpSpec(h)))
+	}
+	fmt.Fprintf(w, "benchmatrix options for %s (not in sysbench; --extras lists them above):\n", workload)
+	for _, h := range rows {
+		fmt.Fprintf(w, "  %-*s %s [%s]\n", width, helpSpec(h), h.desc, h.def(o))
+	}
+	fmt.Fprintf(w, "\n")
+}
+
 // benchmatrixOnly names the script options sysbench lacks.
 var benchmatrixOnly = map[string]bool{"recreate": true, "reinsert_id": true}
 

@@ -22,6 +22,7 @@ const (
 	padTop        = 48
 	padSide       = 10
 	padBottom     = 24
+	subLine       = 16 // px between the subtitle's lines
 )
 
 // WriteFlameGraph draws the profile as a self-contained SVG flame graph:
@@ -31,9 +32,46 @@ const (
 // zooms to it, a click on the background resets (a few lines of script;
 // the graph reads without it). An empty profile is not drawn: the caller
 // says so instead (ErrEmpty).
+//
+// An off-CPU (or on+off-CPU) graph shows the workload's threads only, when
+// the profile has them: idle InnoDB pool threads and the sampler's idle
+// session wait most of the time, and drawn they fill most of the width
+// (the commit's waits would have to be zoomed to). The subtitle states the
+// share of each kind left out; WriteFlameGraphAll draws every thread, and
+// the folded stacks hold them all. Time threads spent runnable but
+// preempted is never in an off-CPU graph (Profile.Runqueue); the subtitle
+// states it too.
 func WriteFlameGraph(w io.Writer, p *Profile, title string) error {
 	if p.Empty() {
 		return ErrEmpty
+	}
+	if p.Mode == OnCPU {
+		return WriteFlameGraphAll(w, p, title)
+	}
+	work, hidden := p.Workload()
+	sub := fmt.Sprintf("%s of the %s threads: %s in %d records; width = share of their time", p.Mode.Unit(), work.Kind, duration(work.Total()), p.Records)
+	if len(hidden) == 0 {
+		return writeFlame(w, p, title, p.Mode.Unit()+": "+duration(p.Total())+fmt.Sprintf(" in %d records; width = share of the time", p.Records))
+	}
+	var parts []string
+	for _, k := range hidden {
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", k.Kind, 100*k.Share))
+	}
+	sub += "\nnot drawn, share of all threads' " + p.Mode.Unit() + ": " + strings.Join(parts, ", ") + " (all threads: the .folded file)"
+	return writeFlame(w, work.Profile, title, sub)
+}
+
+// WriteFlameGraphAll is WriteFlameGraph drawing every thread.
+func WriteFlameGraphAll(w io.Writer, p *Profile, title string) error {
+	if p.Empty() {
+		return ErrEmpty
+	}
+	return writeFlame(w, p, title, fmt.Sprintf("%s: %s in %d records; width = share of the time", p.Mode.Unit(), duration(p.Total()), p.Records))
+}
+
+func writeFlame(w io.Writer, p *Profile, title, sub string) error {
+	if rq := p.RunqueueTotal(); rq > 0 && p.Mode != OnCPU {
+		sub += fmt.Sprintf("\nleft out: %s runnable but preempted (waiting for a CPU, not for the server)", duration(rq))
 	}
 	root := callTree(p, nil)
 	total := float64(root.a)
@@ -42,8 +80,7 @@ func WriteFlameGraph(w io.Writer, p *Profile, title string) error {
 		return fmt.Sprintf("%s\n%s, %.2f%% of %s", n.name, duration(n.a), 100*float64(n.a)/total, unit)
 	}
 	color := func(n *node, depth int) string { return warm(n.name, depth) }
-	return drawFlame(w, root, func(n *node) float64 { return float64(n.a) }, title,
-		fmt.Sprintf("%s: %s in %d records; width = share of the time", unit, duration(root.a), p.Records), label, color)
+	return drawFlame(w, root, func(n *node) float64 { return float64(n.a) }, title, sub, label, color)
 }
 
 // WriteDiffFlameGraph draws a scenario against a baseline: every call path
@@ -100,15 +137,19 @@ func drawFlame(w io.Writer, root *node, width func(*node) float64, title, sub st
 		}
 	}
 	lay(root, padSide, 0)
-	height := padTop + (maxDepth+1)*frameHeight + padBottom
+	// The subtitle may have several lines (what the graph leaves out).
+	subs := strings.Split(sub, "\n")
+	height := padTop + (len(subs)-1)*subLine + (maxDepth+1)*frameHeight + padBottom
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%.0f" height="%d" viewBox="0 0 %.0f %d" font-family="monospace" font-size="%d">
 <style>.f:hover rect{stroke:#000;stroke-width:0.5} text{pointer-events:none}</style>
 <rect x="0" y="0" width="100%%" height="100%%" fill="#f8f8f8" onclick="unzoom()"/>
 <text x="%.0f" y="20" text-anchor="middle" font-size="16">%s</text>
-<text x="%.0f" y="38" text-anchor="middle" fill="#555">%s</text>
-`, svgWidth, height, svgWidth, height, fontSize, svgWidth/2, esc(title), svgWidth/2, esc(sub))
+`, svgWidth, height, svgWidth, height, fontSize, svgWidth/2, esc(title))
+	for i, l := range subs {
+		fmt.Fprintf(bw, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s</text>\n", svgWidth/2, 38+i*subLine, esc(l))
+	}
 	for i, b := range boxes {
 		y := height - padBottom - (b.depth+1)*frameHeight
 		fmt.Fprintf(bw, `<g class="f" id="f%d" data-x="%.2f" data-w="%.2f" onclick="zoom(this)"><title>%s</title><rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s" rx="1"/>`,

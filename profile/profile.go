@@ -130,10 +130,15 @@ type Profile struct {
 	// many off-CPU intervals had no end in the window (left out).
 	Records int `json:"records"`
 	Lost    int `json:"lost,omitempty"`
+	// Runqueue is the time threads spent runnable but off CPU (switched
+	// out preempted, prev_state R: waiting for a CPU, not for the server),
+	// per folded stack, nanoseconds. It is not off-CPU time: not in
+	// Weight, shares, graphs or predictions, only stated beside them.
+	Runqueue map[string]int64 `json:"-"`
 }
 
 func newProfile(m Mode) *Profile {
-	return &Profile{Mode: m, Weight: map[string]int64{}, Count: map[string]int64{}, Threads: map[int]string{}}
+	return &Profile{Mode: m, Weight: map[string]int64{}, Count: map[string]int64{}, Threads: map[int]string{}, Runqueue: map[string]int64{}}
 }
 
 func (p *Profile) add(stack string, w int64) {
@@ -180,32 +185,76 @@ func BuildOnCPU(recs []Record, kinds map[int]string, defaultPeriod int64) *Profi
 // sched_switch; an interval still open when the recording ends is dropped
 // (counted in Lost): its length is not known. Records must be in time
 // order, as perf script prints them.
+//
+// A thread switched out runnable (prev_state R or R+: preempted, or
+// yielding) waits for a CPU, not for anything of the server's: that
+// interval goes to Runqueue, not to the off-CPU weight.
 func BuildOffCPU(recs []Record, kinds map[int]string) *Profile {
 	p := newProfile(OffCPU)
 	type out struct {
-		t     float64
-		stack string
+		t        float64
+		stack    string
+		runnable bool
 	}
 	open := map[int]out{}
+	end := func(o out, t float64) {
+		if o.runnable {
+			p.Runqueue[o.stack] += nanos(t - o.t)
+			return
+		}
+		p.add(o.stack, nanos(t-o.t))
+	}
 	for _, r := range recs {
 		switch r.Event {
 		case "sched:sched_switch":
 			k := kindOf(kinds, r.TID)
 			p.Threads[r.TID] = k
 			if o, ok := open[r.TID]; ok {
-				p.add(o.stack, nanos(r.Time-o.t))
+				end(o, r.Time)
 			}
 			p.Records++
-			open[r.TID] = out{r.Time, fold(k, r.Stack)}
+			open[r.TID] = out{r.Time, fold(k, r.Stack), strings.HasPrefix(traceField(r.Trace, "prev_state"), "R")}
 		case SwitchIn:
 			if o, ok := open[r.TID]; ok {
-				p.add(o.stack, nanos(r.Time-o.t))
+				end(o, r.Time)
 				delete(open, r.TID)
 			}
 		}
 	}
 	p.Lost = len(open)
 	return p
+}
+
+// RunqueueTotal is the time threads spent runnable but preempted,
+// nanoseconds (see Runqueue).
+func (p *Profile) RunqueueTotal() int64 {
+	var t int64
+	for _, w := range p.Runqueue {
+		t += w
+	}
+	return t
+}
+
+// View is the part of a profile that one kind of thread holds.
+type View struct {
+	*Profile
+	Kind string
+}
+
+// Workload is the part of the profile the workload's threads hold (the
+// connection threads, when it has any; else all of it, kind "all"), and
+// the share of the whole that each other kind held, heaviest first.
+func (p *Profile) Workload() (View, []KindShare) {
+	if !p.Has(KindConnection) {
+		return View{p, "all"}, nil
+	}
+	var hidden []KindShare
+	for _, k := range p.Kinds() {
+		if k.Kind != KindConnection {
+			hidden = append(hidden, k)
+		}
+	}
+	return View{p.Only(KindConnection), KindConnection}, hidden
 }
 
 func nanos(sec float64) int64 {
@@ -283,6 +332,11 @@ func (p *Profile) Only(kind string) *Profile {
 			q.Count[s] = p.Count[s]
 		}
 	}
+	for s, w := range p.Runqueue {
+		if k, _, _ := strings.Cut(s, ";"); k == kind || s == kind {
+			q.Runqueue[s] = w
+		}
+	}
 	for t, k := range p.Threads {
 		if k == kind {
 			q.Threads[t] = k
@@ -306,6 +360,9 @@ func Add(a, b *Profile) *Profile {
 		for s, w := range p.Weight {
 			q.Weight[s] += w
 			q.Count[s] += p.Count[s]
+		}
+		for s, w := range p.Runqueue {
+			q.Runqueue[s] += w
 		}
 		for t, k := range p.Threads {
 			q.Threads[t] = k

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -71,7 +72,15 @@ func load(t *testing.T, name string) []Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, bad, err := Parse(f)
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = z
+	}
+	recs, bad, err := Parse(r)
 	if err != nil || bad != 0 {
 		t.Fatalf("%s: %d unreadable records, %v", name, bad, err)
 	}

@@ -176,16 +176,16 @@ func (n *DockerNetwork) Remove() error {
 	return nil
 }
 
-// networkReaperScript waits; on SIGTERM (its parent died) it removes the
-// network ($1), retrying while the containers' reapers remove them.
-const networkReaperScript = `trap 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do docker network rm "$1" >/dev/null 2>&1 && exit 0; sleep 0.5; done; exit 0' TERM
-while :; do sleep 3600 & wait $!; done`
+// networkReaperScript removes the network ($1), retrying while the
+// containers' reapers remove them (launchReaper runs it once benchmatrix
+// has died).
+const networkReaperScript = `for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do docker network rm "$1" >/dev/null 2>&1 && exit 0; sleep 0.5; done`
 
 func startNetworkReaper(id string) *reaper {
 	if _, err := exec.LookPath("docker"); err != nil {
 		return nil
 	}
-	return launchReaper(exec.Command("/bin/sh", "-c", networkReaperScript, "benchmatrix-reaper", id))
+	return launchReaper(networkReaperScript, id)
 }
 
 // RemoveStaleNetworks removes the networks that benchmatrix processes on

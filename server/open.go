@@ -77,6 +77,9 @@ var implementations = map[catalog.ProviderName]implementation{
 			for _, n := range nets {
 				report("network " + n)
 			}
+			for _, p := range RemoveStaleReaperSleeps() { // reaper.go
+				report(p)
+			}
 		},
 		zero: (*Docker)(nil),
 	},

@@ -544,3 +544,59 @@ func maskPassword(arg string) string {
 	}
 	return arg
 }
+
+// SecretArgs finds the passwords on a mysqlslap command line (without the
+// program name): it returns, for each argument that holds one, the argument
+// with the password masked. It reads the arguments as Parse does (unique
+// prefixes, --loose-, bundled short options) but errs on the side of
+// masking: the word after a bare -p or --password is masked too (it is
+// very likely the password meant, though mariadb-slap prompts for one), and
+// an argument the parser would refuse is scanned all the same.
+func SecretArgs(args []string) map[int]string {
+	const mask = "*****"
+	found := map[int]string{}
+	bare := func(i int) {
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && args[i+1] != "" {
+			found[i+1] = mask
+		}
+	}
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return found
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			norm := strings.ReplaceAll(strings.ToLower(name), "_", "-")
+			norm = strings.TrimPrefix(norm, "loose-")
+			if len(norm) < 2 || !strings.HasPrefix("password", norm) {
+				continue
+			}
+			if !hasVal {
+				bare(i)
+			} else if val != "" {
+				found[i] = "--" + name + "=" + mask
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				var opt *option
+				for k := range options {
+					if options[k].short == a[j] {
+						opt = &options[k]
+					}
+				}
+				if opt == nil || opt.kind == noArg || opt.kind == boolArg {
+					continue
+				}
+				if opt.name == "password" {
+					if j+1 == len(a) {
+						bare(i)
+					} else {
+						found[i] = a[:j+1] + mask
+					}
+				}
+				break // the rest of the argument is this option's value
+			}
+		}
+	}
+	return found
+}

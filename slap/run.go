@@ -65,6 +65,9 @@ type Bench struct {
 	rand   *glibcRandom
 	script *Script
 	keys   []string
+	// madeSchema: this run created --create-schema (and drops it at the
+	// end, unless --no-drop), so an interrupted run drops it too.
+	madeSchema bool
 }
 
 // FatalError is a failure after which mariadb-slap exits: its message is
@@ -155,6 +158,7 @@ func (b *Bench) Run(ctx context.Context) ([]Conclusion, error) {
 		main = m
 	}
 	defer main.Close()
+	defer b.dropInterrupted(ctx)
 	engines := make([]*Engine, 0, len(c.Engines))
 	for i := range c.Engines {
 		engines = append(engines, &c.Engines[i])
@@ -224,6 +228,7 @@ func (b *Bench) concurrencyLoop(ctx context.Context, main Session, current int, 
 			}
 		}
 		if len(b.script.Create) > 0 {
+			b.madeSchema = true
 			if err := b.createSchema(ctx, main, eng); err != nil {
 				return con, err
 			}
@@ -314,6 +319,33 @@ func (b *Bench) run(ctx context.Context, s Session, sql string) error {
 	b.trace(sql)
 	return s.Run(ctx, sql)
 }
+
+// dropInterrupted drops the schema an interrupted run created, as the
+// run would have at its end (mariadb-slap, killed by a Ctrl-C, leaves it:
+// benchmatrix stops gracefully and leaves nothing it made). The main
+// session ends with ctx, so this opens another, for a bounded time.
+func (b *Bench) dropInterrupted(ctx context.Context) {
+	if ctx.Err() == nil || !b.madeSchema || b.Config.preserve() || b.Config.OnlyPrint {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dropTimeout)
+	defer cancel()
+	db := b.Config.CreateSchema
+	m, err := b.Dial.Main(dctx)
+	if err == nil {
+		defer m.Close()
+		err = b.dropSchema(dctx, m)
+	}
+	if err != nil {
+		fmt.Fprintf(b.Err, "%s: interrupted; could not drop schema '%s' it created: %v\n", b.prog(), db, err)
+		return
+	}
+	b.madeSchema = false
+	fmt.Fprintf(b.Err, "%s: interrupted; dropped schema '%s' it created\n", b.prog(), db)
+}
+
+// dropTimeout bounds dropInterrupted.
+const dropTimeout = 30 * time.Second
 
 func (b *Bench) dropSchema(ctx context.Context, main Session) error {
 	db := b.Config.CreateSchema
@@ -424,11 +456,14 @@ func (e connectError) Unwrap() error { return e.err }
 // connectFailed is slap_connect's message: the client gives up, the
 // others go on.
 func (b *Bench) connectFailed(err error) {
-	prog := b.Prog
-	if prog == "" {
-		prog = "benchmatrix slap"
+	fmt.Fprintf(b.Err, "%s: Error when connecting to server: %d %s\n", b.prog(), errNumber(err), errText(err))
+}
+
+func (b *Bench) prog() string {
+	if b.Prog == "" {
+		return "benchmatrix slap"
 	}
-	fmt.Fprintf(b.Err, "%s: Error when connecting to server: %d %s\n", prog, errNumber(err), errText(err))
+	return b.Prog
 }
 
 func (b *Bench) connect(ctx context.Context) (Session, error) {

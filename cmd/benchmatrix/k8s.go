@@ -47,6 +47,10 @@ func cmdK8s(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "benchmatrix k8s: want MANIFEST --shards N --image IMAGE (or k8s collect -o DIR [LOG...])")
 		return exitcode.Usage
 	}
+	if *deadline < 0 || (*deadline > 0 && *deadline < time.Second) {
+		fmt.Fprintf(stderr, "benchmatrix k8s: --deadline %s: want at least 1s (activeDeadlineSeconds), or none for the default\n", *deadline)
+		return exitcode.Usage
+	}
 	if cfg.NoStream && cfg.VolumeClaim == "" {
 		fmt.Fprintln(stderr, "benchmatrix k8s: --no-stream needs --volume-claim: the results would be lost with the pods")
 		return exitcode.Usage

@@ -60,8 +60,14 @@ func main() {
 	// The MySQL driver logs every connection a stopped or killed server
 	// drops; benchmatrix reports those itself.
 	_ = mysql.SetLogger(log.New(io.Discard, "", 0))
+	// A password on the command line leaves argv first (secretargs.go).
+	argv, err := hideSecretArgs(os.Args, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(exitcode.Failure)
+	}
 	ctx, stop := signalContext()
-	code := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := dispatch(ctx, argv[1:], os.Stdout, os.Stderr)
 	stop()
 	server.Cleanup()
 	os.Exit(code)
@@ -379,6 +385,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 func cmdRestore(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		fmt.Fprintf(stderr, "benchmatrix restore: want one DSN (user@tcp(host:port)/; the password in $%s)\n", catalog.PasswordEnv)
+		return exitcode.Usage
+	}
+	if _, err := mysql.ParseDSN(args[0]); err != nil {
+		fmt.Fprintf(stderr, "benchmatrix restore: not a DSN such as \"bench@tcp(db1:3306)/\" (user@tcp(host:port)/, the password in $%s): %s\n",
+			catalog.PasswordEnv, experiment.Redact(err.Error()))
 		return exitcode.Usage
 	}
 	e, err := server.ConnectExternal(ctx, server.ExternalConfig{DSN: args[0]})

@@ -481,9 +481,10 @@ func TestSIGKILLExternalGlobalsPutBack(t *testing.T) {
 	}
 }
 
-// benchmatrix killed (SIGKILL) with the docker provider: its container does
-// not outlive it (the reaper removes it), without waiting for a next run.
-func TestSIGKILLLeavesNoContainer(t *testing.T) {
+// needDockerImage skips (fails under CI) without a Docker engine and the
+// project's image.
+func needDockerImage(t *testing.T) {
+	t.Helper()
 	ctx := context.Background()
 	if err := server.DockerAvailable(ctx); err != nil {
 		if os.Getenv("CI") != "" {
@@ -497,6 +498,12 @@ func TestSIGKILLLeavesNoContainer(t *testing.T) {
 		}
 		t.Skip("no image ", server.DefaultDockerImage)
 	}
+}
+
+// benchmatrix killed (SIGKILL) with the docker provider: its container does
+// not outlive it (the reaper removes it), without waiting for a next run.
+func TestSIGKILLLeavesNoContainer(t *testing.T) {
+	needDockerImage(t)
 	src := strings.Replace(slowManifest, "[workload]", "[server]\nprovider = \"docker\"\n[workload]", 1)
 	cmd, _ := startRun(t, writeManifest(t, src), filepath.Join(t.TempDir(), "r"))
 	pid := cmd.Process.Pid

@@ -24,6 +24,7 @@ type shardFlags struct {
 	n            *int
 	githubMatrix *bool
 	ef           *engineFlags // --duration, --warmup, --repeats, --observe as the shards will run
+	fs           *flag.FlagSet
 }
 
 func addShardFlags(fs *flag.FlagSet) shardFlags {
@@ -31,16 +32,28 @@ func addShardFlags(fs *flag.FlagSet) shardFlags {
 	addEngineFlags(fs, ef)
 	return shardFlags{
 		ef:           ef,
+		fs:           fs,
 		n:            fs.Int("shards", 0, "split the plan over N machines (shards) and print which cell runs each one runs"),
 		githubMatrix: fs.Bool("github-matrix", false, "with --shards: print the JSON a GitHub Actions strategy.matrix takes (fromJSON)"),
 	}
 }
 
 // wanted says whether plan was asked for shards.
-func (f shardFlags) wanted() bool { return *f.n != 0 || *f.githubMatrix || len(f.ef.args) > 0 }
+func (f shardFlags) wanted() bool { return f.given() || *f.githubMatrix || len(f.ef.args) > 0 }
+
+// given: --shards was on the command line (--shards 0 too, which is refused).
+func (f shardFlags) given() bool {
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "shards" })
+	return given
+}
 
 // writeShards prints the plan's assignment to shards.
 func (f shardFlags) write(ctx context.Context, m *experiment.Manifest, p *experiment.Plan, asJSON bool, stdout, stderr io.Writer) int {
+	if *f.n == 0 && f.given() {
+		fmt.Fprintln(stderr, "benchmatrix plan: --shards 0: want at least 1")
+		return exitcode.Usage
+	}
 	if *f.n == 0 {
 		fmt.Fprintln(stderr, "benchmatrix plan: --github-matrix, --duration, --warmup, --repeats and --observe go with --shards N")
 		return exitcode.Usage

@@ -96,6 +96,10 @@ func cmdSwarm(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "benchmatrix swarm: want MANIFEST --shards N -o DIR")
 		return exitcode.Usage
 	}
+	if *timeout < 0 {
+		fmt.Fprintf(stderr, "benchmatrix swarm: --timeout %s: want more than 0, or none for the default\n", *timeout)
+		return exitcode.Usage
+	}
 	p, a, err := shardPlan(ctx, pos[0], &ef, *n)
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix swarm: %v\n", err)
