@@ -252,11 +252,14 @@ func limitKey(m *Manifest, c Cell, name string) string {
 	return name
 }
 
-// limitChanges lists the limit keys whose values differ between two cells
+// LimitChanges lists the limit keys whose values differ between two cells
 // (the new value, "(none)" for a limit lifted), and whether the memory
 // limit shrinks, which restarts the server: a cgroup cannot take back
 // memory the server already holds without reclaiming or killing it.
-func limitChanges(prev, next catalog.LimitSet) (changes []Param, shrink bool) {
+// Between decides with it between two cells; the runner asks it again of
+// the limits actually in force, which a failed cell may have left other
+// than the plan's.
+func LimitChanges(prev, next catalog.LimitSet) (changes []Param, shrink bool) {
 	for _, k := range catalog.LimitKeys {
 		a, b := prev.Get(k), next.Get(k)
 		if a == b {

@@ -1,0 +1,148 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"benchmatrix/catalog"
+	"benchmatrix/experiment"
+	"benchmatrix/results"
+)
+
+// shippedPlans plans every shipped manifest for a MariaDB server, without
+// touching one.
+func shippedPlans(t *testing.T) map[string]*experiment.Plan {
+	t.Helper()
+	paths, err := filepath.Glob("../manifests/*.toml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no shipped manifests (%v)", err)
+	}
+	out := map[string]*experiment.Plan{}
+	for _, p := range paths {
+		m, err := experiment.Load(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		plan, err := experiment.Resolve(m, experiment.Flags{Flavor: catalog.MariaDB})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out[filepath.Base(p)] = plan
+	}
+	return out
+}
+
+// The runner decides each cell's change with the function plan uses: over
+// every shipped manifest, the change the runner would carry out before
+// each cell (a server started for the first, each next cell after the one
+// before, on the same flavor) is the plan's, field by field, and carried
+// out as decided it records no override.
+func TestRunnerDecidesAsThePlanOverShippedManifests(t *testing.T) {
+	t.Parallel()
+	plans := shippedPlans(t)
+	// client_cpus alone changes between these (the runner once left it out
+	// of the change it recorded), and the memory limit shrinks.
+	plans["limits"] = fakePlan(t, fakeHead+"order = \"written\"\n[workload]\nname = \"oltp_read_only\"\n[scenarios]\n"+
+		"a = { client_cpus = \"0\" }\nb = { memory = \"4G\" }\nc = { memory = \"2G\", cpus = 1 }\n")
+	for name, plan := range plans {
+		r := &Runner{plan: plan, m: plan.Manifest, flavor: plan.Flavor, readOnly: map[string]bool{}}
+		kinds := map[string]bool{}
+		for i := range plan.Cells {
+			c := &plan.Cells[i]
+			res := &results.Cell{}
+			res.Change.Start = i == 0 || c.Change.Start // ensureServer: a new server for a new image or topology
+			got := r.planned(c, res)
+			if !reflect.DeepEqual(got, c.Change) {
+				t.Errorf("%s cell %d %s: the runner decides\n  %+v\nthe plan says\n  %+v", name, i, c.Name, got, c.Change)
+			}
+			// The phases carry out what was decided.
+			res.Change.Restart, res.Change.Dynamic, res.Change.Limits, res.Change.Cold = got.Restart, got.Dynamic, got.Limits, got.Cold
+			if got.Reload {
+				res.Data = "loaded"
+			}
+			did := r.did(c, res)
+			if len(did.Overrides) > 0 || did.Cost() != c.Change.Cost() || did.Reason != c.Change.Reason {
+				t.Errorf("%s cell %s: carried out as decided, the record says %s (%q), overrides %q; plan %s (%q)",
+					name, c.Name, did.Cost(), did.Reason, did.Overrides, c.Change.Cost(), c.Change.Reason)
+			}
+			kinds[got.Cost()] = true
+		}
+		if len(plan.Cells) > 1 && len(kinds) < 2 {
+			t.Logf("%s: every cell costs the same (%v)", name, kinds)
+		}
+	}
+}
+
+// The shipped manifests the fake server can run (no limits, topology,
+// profiles or injection) run through the whole runner, which does what the
+// plan says each change costs.
+func TestShippedManifestsRunAsPlanned(t *testing.T) {
+	t.Parallel()
+	ran := 0
+	for name, plan := range shippedPlans(t) {
+		m := plan.Manifest
+		if m.HasLimits() || m.Topology.IsCluster() || len(m.Events) > 0 || m.Inject != nil || hasProfile(plan) || hasSlap(plan) {
+			continue // TestRunnerDecidesAsThePlanOverShippedManifests covers its decisions
+		}
+		for i := range plan.Cells { // seconds, not minutes: the fake's results are made up
+			plan.Cells[i].Workload.Time, plan.Cells[i].Workload.Warmup = 1e9, 0
+			plan.Cells[i].Policy.WarmupAuto, plan.Cells[i].Policy.Drain = false, false
+		}
+		rig := newFakeRig()
+		if _, err := Run(context.Background(), plan, rig.cfg); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got, want := costs(rig.sink.cells), planCosts(plan); got != want {
+			t.Errorf("%s:\nrun did  %s\nplan said %s", name, got, want)
+		}
+		ran++
+	}
+	t.Logf("%d shipped manifests ran on the fake server", ran)
+	if ran < 3 {
+		t.Fatalf("only %d shipped manifests ran on the fake server", ran)
+	}
+}
+
+func hasProfile(p *experiment.Plan) bool {
+	for _, c := range p.Cells {
+		if c.Policy.Profile.On() {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSlap(p *experiment.Plan) bool {
+	for _, c := range p.Cells {
+		if c.Slap != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// What the runner finds overrides the plan, and the cell says why: a
+// variable the server refuses to SET as read-only restarts the server; data
+// gone after a dead server is loaded again.
+func TestOverridesAreRecorded(t *testing.T) {
+	t.Parallel()
+	rig := newFakeRig()
+	rig.onStart = func(s *fakeServer) { s.readOnly["innodb_flush_log_at_trx_commit"] = true }
+	plan := fakePlan(t, fakeHead+"[workload]\nname = \"oltp_read_only\"\ntable_size = 1000\n[axes]\ninnodb_flush_log_at_trx_commit = [1, 2]\n")
+	run, err := Run(context.Background(), plan, rig.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range run.Cells {
+		ov := strings.Join(c.Change.Overrides, "; ")
+		if !strings.Contains(ov, "refused to SET innodb_flush_log_at_trx_commit as read-only") {
+			t.Errorf("cell %d: overrides %q", i, ov)
+		}
+	}
+	if p, r := plan.Cells[1].Change.Cost(), run.Cells[1].Change.Cost(); p != "set" || r != "restart" {
+		t.Fatalf("second cell: plan %s, run %s; want set, then restart", p, r)
+	}
+}
