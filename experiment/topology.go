@@ -391,7 +391,7 @@ func (d *decoder) checkTopologyParam(m *Manifest, prov catalog.Descriptor, key s
 		return
 	}
 	switch {
-	case p.Name == "topology" && p.Value == TopologySingle:
+	case p.Name == "topology" && !t.IsCluster():
 	case prov.Caps.Has(catalog.ExistingTopologies):
 		if p.Name != "fc_limit" {
 			d.problem(key, "%s cannot vary on provider %s: the topology is the servers its DSNs name (only fc_limit, set live and put back, can)", p.Name, prov.Name)
