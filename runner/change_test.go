@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"benchmatrix/catalog"
@@ -122,27 +121,4 @@ func hasSlap(p *experiment.Plan) bool {
 		}
 	}
 	return false
-}
-
-// What the runner finds overrides the plan, and the cell says why: a
-// variable the server refuses to SET as read-only restarts the server; data
-// gone after a dead server is loaded again.
-func TestOverridesAreRecorded(t *testing.T) {
-	t.Parallel()
-	rig := newFakeRig()
-	rig.onStart = func(s *fakeServer) { s.readOnly["innodb_flush_log_at_trx_commit"] = true }
-	plan := fakePlan(t, fakeHead+"[workload]\nname = \"oltp_read_only\"\ntable_size = 1000\n[axes]\ninnodb_flush_log_at_trx_commit = [1, 2]\n")
-	run, err := Run(context.Background(), plan, rig.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, c := range run.Cells {
-		ov := strings.Join(c.Change.Overrides, "; ")
-		if !strings.Contains(ov, "refused to SET innodb_flush_log_at_trx_commit as read-only") {
-			t.Errorf("cell %d: overrides %q", i, ov)
-		}
-	}
-	if p, r := plan.Cells[1].Change.Cost(), run.Cells[1].Change.Cost(); p != "set" || r != "restart" {
-		t.Fatalf("second cell: plan %s, run %s; want set, then restart", p, r)
-	}
 }
