@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"benchmatrix/catalog"
@@ -46,6 +47,7 @@ func TestRunnerDecidesAsThePlanOverShippedManifests(t *testing.T) {
 	// of the change it recorded), and the memory limit shrinks.
 	plans["limits"] = fakePlan(t, fakeHead+"order = \"written\"\n[workload]\nname = \"oltp_read_only\"\n[scenarios]\n"+
 		"a = { client_cpus = \"0\" }\nb = { memory = \"4G\" }\nc = { memory = \"2G\", cpus = 1 }\n")
+	checked, seen := 0, map[string]bool{}
 	for name, plan := range plans {
 		r := &Runner{plan: plan, m: plan.Manifest, flavor: plan.Flavor, readOnly: map[string]bool{}}
 		kinds := map[string]bool{}
@@ -68,9 +70,22 @@ func TestRunnerDecidesAsThePlanOverShippedManifests(t *testing.T) {
 					name, c.Name, did.Cost(), did.Reason, did.Overrides, c.Change.Cost(), c.Change.Reason)
 			}
 			kinds[got.Cost()] = true
+			checked++
+			for _, part := range strings.Split(got.Cost(), "+") {
+				seen[part] = true
+			}
+			if got.MemoryRestart() {
+				seen["memory restart"] = true
+			}
 		}
 		if len(plan.Cells) > 1 && len(kinds) < 2 {
 			t.Logf("%s: every cell costs the same (%v)", name, kinds)
+		}
+	}
+	t.Logf("%d cells of %d manifests: the runner decides as the plan (%v)", checked, len(plans), seen)
+	for _, part := range []string{"start", "restart", "reload", "limits", "set", "memory restart"} {
+		if !seen[part] {
+			t.Errorf("no cell's change has %s: the test does not exercise it", part)
 		}
 	}
 }
@@ -121,4 +136,32 @@ func hasSlap(p *experiment.Plan) bool {
 		}
 	}
 	return false
+}
+
+// What the runner finds overrides the plan, and the cell says why: a
+// server started for a cell the plan runs on the running one (a resumed
+// run), and data loaded again after the cell before failed.
+func TestOverridesSayWhy(t *testing.T) {
+	t.Parallel()
+	plan := fakePlan(t, fakeHead+"order = \"written\"\n[workload]\nname = \"oltp_read_only\"\ntable_size = 1000\n[axes]\nthreads = [1, 2, 4]\n")
+	if got := planCosts(plan); got != "threads=1:start+reload threads=2:none threads=4:none" {
+		t.Fatalf("plan: %s", got)
+	}
+	r := &Runner{plan: plan, m: plan.Manifest, flavor: plan.Flavor, readOnly: map[string]bool{}}
+	// Resumed at the second cell: a new server.
+	res := &results.Cell{Data: "loaded"}
+	res.Change.Start = true
+	ch := r.did(&plan.Cells[1], res)
+	if ch.Cost() != "start+reload" || len(ch.Overrides) != 1 || !strings.Contains(ch.Overrides[0], "a new server for this cell (the plan's change was none)") {
+		t.Fatalf("resumed: %s %q", ch.Cost(), ch.Overrides)
+	}
+	// That cell failed, the server died and came back: its data is gone.
+	r.chg.lastErr = "the server died: invalid connection"
+	ch = r.did(&plan.Cells[2], &results.Cell{Data: "loaded"})
+	if ch.Cost() != "reload" || len(ch.Overrides) != 1 || !strings.Contains(ch.Overrides[0], "after the cell before failed (the server died: invalid connection)") {
+		t.Fatalf("after a dead server: %s %q", ch.Cost(), ch.Overrides)
+	}
+	if ch.Reason != "the data the plan expected was gone" {
+		t.Fatalf("reason %q", ch.Reason)
+	}
 }
