@@ -303,7 +303,8 @@ var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
 // from the running ones.
 func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	want := r.startupFor(*c)
-	if len(r.planned(c, res).SettingsRestart()) == 0 && sameSettings(want, r.srv.Startup()) { // change.go
+	planned := len(r.planned(c, res).SettingsRestart()) > 0 && !res.Restarted // change.go
+	if !planned && sameSettings(want, r.srv.Startup()) {
 		return nil
 	}
 	res.Change.Restart = experiment.StartChanges(params(r.srv.Startup()), params(want), r.needsRestart)
