@@ -252,22 +252,16 @@ func limitKey(m *Manifest, c Cell, name string) string {
 	return name
 }
 
-// limitChanges lists the limit keys whose values differ between two cells
-// (the new value, "(none)" for a limit lifted), and whether the memory
-// limit shrinks, which restarts the server: a cgroup cannot take back
-// memory the server already holds without reclaiming or killing it.
-func limitChanges(prev, next catalog.LimitSet) (changes []Param, shrink bool) {
-	for _, k := range catalog.LimitKeys {
-		a, b := prev.Get(k), next.Get(k)
-		if a == b {
-			continue
-		}
-		v := b
-		if v == "" {
-			v = "(none)"
-		}
-		changes = append(changes, Param{Name: k, Value: v})
+// LimitChanges lists the limit keys whose values differ between two cells
+// (the new value, "(none)" for a limit lifted), and whether one of them
+// restarts the server (catalog.LimitTable: a memory limit that shrinks).
+// Between decides with it between two cells; the runner asks it again of
+// the limits actually in force, which a failed cell may have left other
+// than the plan's.
+func LimitChanges(prev, next catalog.LimitSet) (changes []Param, restart bool) {
+	lc, restart := catalog.ChangedLimits(prev, next)
+	for _, c := range lc {
+		changes = append(changes, Param{Name: c.Name, Value: c.Value})
 	}
-	shrink = next.Memory > 0 && (prev.Memory == 0 || next.Memory < prev.Memory)
-	return changes, shrink
+	return changes, restart
 }

@@ -166,11 +166,11 @@ threads = 4
 }
 
 func TestLimitChanges(t *testing.T) {
-	ch, shrink := limitChanges(catalog.LimitSet{Memory: 2 << 30, CPUs: 1}, catalog.LimitSet{Memory: 4 << 30})
+	ch, shrink := LimitChanges(catalog.LimitSet{Memory: 2 << 30, CPUs: 1}, catalog.LimitSet{Memory: 4 << 30})
 	if shrink || len(ch) != 2 || ch[0] != (Param{"cpus", "(none)"}) {
 		t.Errorf("grow: %v %v", ch, shrink)
 	}
-	if _, shrink := limitChanges(catalog.LimitSet{}, catalog.LimitSet{Memory: 4 << 30}); !shrink {
+	if _, shrink := LimitChanges(catalog.LimitSet{}, catalog.LimitSet{Memory: 4 << 30}); !shrink {
 		t.Error("a new memory limit on a running server must restart it")
 	}
 }

@@ -26,15 +26,15 @@ import (
 // kind (as "topology"), nodes, replicas, semi_sync and fc_limit can vary as
 // scenario or axis keys too.
 
-// Topology kinds.
+// Topology kinds (catalog/topology.go describes each).
 const (
-	TopologySingle   = "single"
-	TopologyReplicas = "replicas"
-	TopologyGalera   = "galera"
+	TopologySingle   = catalog.TopologySingle
+	TopologyReplicas = catalog.TopologyReplicas
+	TopologyGalera   = catalog.TopologyGalera
 )
 
 // MaxNodes bounds a topology: the servers all run on this machine.
-const MaxNodes = 9
+const MaxNodes = catalog.MaxTopologyNodes
 
 // Topology is the servers one cell runs on.
 type Topology struct {
@@ -52,19 +52,55 @@ type Topology struct {
 
 // NodeCount is how many servers the topology has.
 func (t *Topology) NodeCount() int {
-	switch {
-	case t == nil:
+	if t == nil {
 		return 1
-	case t.Kind == TopologyReplicas:
-		return 1 + t.Replicas
-	case t.Kind == TopologyGalera:
-		return t.Nodes
 	}
-	return 1
+	return t.Describe().Nodes(t.size())
+}
+
+// Describe is the topology's kind (single for nil or an unknown kind).
+func (t *Topology) Describe() catalog.TopologyKind {
+	var name string
+	if t != nil {
+		name = t.Kind
+	}
+	if k, ok := catalog.LookupTopology(name); ok {
+		return k
+	}
+	k, _ := catalog.LookupTopology(TopologySingle)
+	return k
+}
+
+// size is the value of the kind's size key (nodes, replicas).
+func (t *Topology) size() int {
+	switch t.Describe().SizeKey {
+	case "nodes":
+		return t.Nodes
+	case "replicas":
+		return t.Replicas
+	}
+	return 0
+}
+
+// setSize sets the kind's size key.
+func (t *Topology) setSize(n int) {
+	switch t.Describe().SizeKey {
+	case "nodes":
+		t.Nodes = n
+	case "replicas":
+		t.Replicas = n
+	}
+}
+
+// withDefaults gives the kind its default size when none was given.
+func (t *Topology) withDefaults() {
+	if k := t.Describe(); k.SizeKey != "" && t.size() == 0 {
+		t.setSize(k.DefaultSize)
+	}
 }
 
 // IsCluster reports whether the topology has more than one server.
-func (t *Topology) IsCluster() bool { return t != nil && t.Kind != TopologySingle && t.Kind != "" }
+func (t *Topology) IsCluster() bool { return t != nil && t.Describe().SizeKey != "" }
 
 // Key names what a running cluster must be rebuilt for: the kind, the
 // node count and the replication mode (fc_limit is set live).
@@ -148,7 +184,7 @@ func (d *decoder) topologySection(k string, v any, m *Manifest) bool {
 }
 
 func (d *decoder) topology(t map[string]any, m *Manifest) {
-	top := &Topology{Kind: TopologySingle}
+	top := &Topology{Kind: catalog.TopologySingle}
 	for _, k := range d.keys("topology", t) {
 		key := "topology." + k
 		p, ok := d.scalar(key, k, t[k])
@@ -179,44 +215,47 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 			d.problem(key, "unknown key (known: kind, nodes, replicas, semi_sync, fc_limit, writers)")
 		}
 	}
-	if top.Kind == TopologyGalera && top.Nodes == 0 {
-		top.Nodes = 3
-	}
-	if top.Kind == TopologyReplicas && top.Replicas == 0 {
-		top.Replicas = 1
-	}
-	if top.Writers == "all" && top.Kind != TopologyGalera {
-		d.problem("topology.writers", "writers = \"all\" is for Galera (every node takes writes); a %s topology writes on its primary only", top.Kind)
+	top.withDefaults()
+	if top.Writers == "all" && !top.Describe().MultiWriter {
+		d.problem("topology.writers", "writers = \"all\" is for Galera (every node takes writes); a %s topology writes on its %s only", top.Kind, top.Describe().FirstNode)
 	}
 	m.Topology = top
+}
+
+// sizedBy is the kind a size key (nodes, replicas) sizes.
+func sizedBy(key string) catalog.TopologyKind {
+	for _, name := range catalog.TopologyNames() {
+		if k, _ := catalog.LookupTopology(name); k.SizeKey == key {
+			return k
+		}
+	}
+	return catalog.TopologyKind{}
 }
 
 // setTopology sets one topology key from its text.
 func setTopology(t *Topology, name, value string) error {
 	switch name {
 	case "topology":
-		switch value {
-		case TopologySingle, TopologyReplicas, TopologyGalera:
-			t.Kind = value
-		default:
-			return fmt.Errorf("unknown topology kind %q (known: single, replicas, galera)", value)
+		if _, ok := catalog.LookupTopology(value); !ok {
+			return fmt.Errorf("unknown topology kind %q (known: %s)", value, strings.Join(catalog.TopologyNames(), ", "))
 		}
+		t.Kind = value
 	case "nodes", "replicas", "fc_limit":
 		n, err := strconv.Atoi(value)
 		if err != nil {
 			return fmt.Errorf("want a whole number, got %q", value)
 		}
 		switch name {
-		case "nodes":
-			if n < 2 || n > MaxNodes {
-				return fmt.Errorf("a Galera cluster here has 2 to %d nodes, got %d", MaxNodes, n)
+		case "nodes", "replicas":
+			k := sizedBy(name)
+			if n < k.MinSize || n > k.MaxSize {
+				return fmt.Errorf("%d to %d %s, got %d", k.MinSize, k.MaxSize, k.SizeNoun, n)
 			}
-			t.Nodes = n
-		case "replicas":
-			if n < 1 || n > MaxNodes-1 {
-				return fmt.Errorf("1 to %d replicas, got %d", MaxNodes-1, n)
+			if name == "nodes" {
+				t.Nodes = n
+			} else {
+				t.Replicas = n
 			}
-			t.Replicas = n
 		case "fc_limit":
 			if n < 1 {
 				return fmt.Errorf("gcs.fc_limit must be at least 1, got %d", n)
@@ -352,7 +391,7 @@ func (d *decoder) checkTopologyParam(m *Manifest, prov catalog.Descriptor, key s
 		return
 	}
 	switch {
-	case p.Name == "topology" && p.Value == TopologySingle:
+	case p.Name == "topology" && !t.IsCluster():
 	case prov.Caps.Has(catalog.ExistingTopologies):
 		if p.Name != "fc_limit" {
 			d.problem(key, "%s cannot vary on provider %s: the topology is the servers its DSNs name (only fc_limit, set live and put back, can)", p.Name, prov.Name)
@@ -430,7 +469,7 @@ func (d *decoder) validateExisting(m *Manifest, varies bool) {
 			len(m.Server.DSNs), len(m.Server.DSNs)-1, len(m.Server.DSNs))
 	case n > 0 && got != n:
 		d.problem(key, "the %s topology has %d nodes: give one DSN per node, node 1 (the %s) first, in [server] dsns or as --dsn once per node (got %d)",
-			m.Topology.Kind, n, map[bool]string{true: "primary", false: "first writer"}[m.Topology.Kind == TopologyReplicas], got)
+			m.Topology.Kind, n, m.Topology.Describe().FirstNode, got)
 	}
 	if varies {
 		d.problem("topology", "on provider external the topology is the servers the DSNs name: its kind, nodes, replicas and semi_sync cannot vary by scenario or axis")
@@ -471,7 +510,7 @@ func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
 	if m.Topology != nil && m.Topology.IsCluster() && !varies {
 		n := m.Topology.NodeCount()
 		if n < 2 {
-			d.problem("topology", "kind = %q needs %s", m.Topology.Kind, map[bool]string{true: "replicas = N", false: "nodes = N"}[m.Topology.Kind == TopologyReplicas])
+			d.problem("topology", "kind = %q needs %s = N", m.Topology.Kind, m.Topology.Describe().SizeKey)
 		}
 		for i, ev := range m.Events {
 			if ev.Node > n {
@@ -489,7 +528,7 @@ func (d *decoder) validateTopology(m *Manifest, prov catalog.Descriptor) {
 // cellTopology is a cell's topology: [topology], then its own keys; nil
 // when the cell runs on one server.
 func (m *Manifest) cellTopology(params []Param) *Topology {
-	t := Topology{Kind: TopologySingle}
+	t := Topology{Kind: catalog.TopologySingle}
 	if m.Topology != nil {
 		t = *m.Topology
 	}
@@ -498,12 +537,7 @@ func (m *Manifest) cellTopology(params []Param) *Topology {
 			_ = setTopology(&t, p.Name, p.Value) // validated before expansion
 		}
 	}
-	if t.Kind == TopologyGalera && t.Nodes == 0 {
-		t.Nodes = 3
-	}
-	if t.Kind == TopologyReplicas && t.Replicas == 0 {
-		t.Replicas = 1
-	}
+	t.withDefaults()
 	if !t.IsCluster() {
 		return nil
 	}

@@ -19,9 +19,6 @@ import (
 // group_replication_flow_control_certifier_threshold or
 // _applier_threshold (group_replication_flow_control_mode = QUOTA).
 
-// RoleGroup is a member of a MySQL group.
-const RoleGroup = "group"
-
 // groupStatsQuery reads the local member's statistics.
 const groupStatsQuery = "SELECT * FROM performance_schema.replication_group_member_stats WHERE MEMBER_ID = @@global.server_uuid"
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"benchmatrix/catalog"
 )
 
 // Per-node sampling for topologies, and the user's own metrics. Each node
@@ -18,13 +20,6 @@ import (
 // are named after the node: node2.seconds_behind,
 // node3.wsrep_flow_control_paused; a custom metric on a single server is
 // its bare name.
-
-// Node roles, as the sampler reads them.
-const (
-	RolePrimary = "primary"
-	RoleReplica = "replica"
-	RoleGalera  = "galera"
-)
 
 // NodeMetric is a user metric ([[observe.metric]]): SQL returning one
 // numeric value (or name/value rows, summed), a rate or a gauge.
@@ -39,9 +34,9 @@ type NodeMetric struct {
 
 // NodeSource is one node to sample.
 type NodeSource struct {
-	Index int    // 1 for the primary
-	Name  string // "node2"; "" for a single server (bare column names)
-	Role  string
+	Index int          // 1 for the primary
+	Name  string       // "node2"; "" for a single server (bare column names)
+	Role  catalog.Role // chooses the built-in columns
 	DB    *sql.DB
 	// Primary is node 1's connection, for a replica's lag in
 	// transactions (its GTID position against the primary's).
@@ -159,18 +154,18 @@ var answered = nodeColumn{"answered", "1 when the node answered within the secon
 	}}
 
 // nodeColumnsFor are the built-in columns of a node of a role.
-func nodeColumnsFor(role string, semiSync bool) []nodeColumn {
+func nodeColumnsFor(role catalog.Role, semiSync bool) []nodeColumn {
 	var cols []nodeColumn
 	switch role {
-	case RoleReplica:
+	case catalog.RoleReplica:
 		cols = replicaColumns
-	case RolePrimary:
+	case catalog.RolePrimary:
 		if semiSync {
 			cols = semiSyncColumns
 		}
-	case RoleGalera:
+	case catalog.RoleGalera:
 		cols = galeraColumns
-	case RoleGroup:
+	case catalog.RoleGroup:
 		cols = groupColumns
 	default:
 		return nil // a single server: only the user's metrics
@@ -282,7 +277,7 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 	smp := nodeSample{t: t, lag: nan}
 	var err error
 	smp.status, err = statusMap(qctx, n.DB)
-	if err == nil && n.Role == RoleGroup {
+	if err == nil && n.Role == catalog.RoleGroup {
 		var gr map[string]float64
 		if gr, err = groupStats(qctx, n.DB); err == nil {
 			for k, v := range gr {
@@ -290,7 +285,7 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 			}
 		}
 	}
-	if err == nil && n.Role == RoleReplica {
+	if err == nil && n.Role == catalog.RoleReplica {
 		var ppos string
 		if n.Primary != nil {
 			if n.Primary.QueryRowContext(qctx, "SELECT @@global.gtid_binlog_pos").Scan(&ppos) != nil {

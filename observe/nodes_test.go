@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"benchmatrix/catalog"
 )
 
 // scriptServer answers queries from a table of results that a test
@@ -75,7 +77,7 @@ func TestGroupReplicationColumnsFromTheDocumentedTable(t *testing.T) {
 	srv.set("SHOW GLOBAL STATUS", pairCols, statusRows("Com_commit", "10")...)
 	srv.set("SELECT * FROM performance_schema.replication_group_member_stats", grCols,
 		[]driver.Value{"group_replication_applier", "1:2", "uuid-1", []byte("3"), []byte("1000"), []byte("2"), []byte("3000000"), []byte("7")})
-	src := NodeSource{Index: 1, Name: "node1", Role: RoleGroup, DB: db}
+	src := NodeSource{Index: 1, Name: "node1", Role: catalog.RoleGroup, DB: db}
 	s := &NodeSampler{start: time.Now(), nodes: []NodeSource{src}, samples: make([][]nodeSample, 1)}
 	ctx := context.Background()
 	s.take(ctx, 0)
@@ -83,7 +85,7 @@ func TestGroupReplicationColumnsFromTheDocumentedTable(t *testing.T) {
 		[]driver.Value{"group_replication_applier", "1:2", "uuid-1", []byte("5"), []byte("1500"), []byte("4"), []byte("12000000"), []byte("9")})
 	s.take(ctx, 0)
 	s.samples[0][1].t = s.samples[0][0].t + time.Second // exactly one second apart
-	rows := nodeRows(s.samples[0], nodeColumnsFor(RoleGroup, false), nil)
+	rows := nodeRows(s.samples[0], nodeColumnsFor(catalog.RoleGroup, false), nil)
 	if len(rows) != 1 {
 		t.Fatalf("%d rows", len(rows))
 	}

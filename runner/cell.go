@@ -163,14 +163,14 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return err
 	}
-	if c.Policy.Cold && !res.Restarted && !res.Change.Start { // a shard's first cell (shard.go) has an index > 0 and a fresh server
+	if r.planned(c, res).Cold && !res.Restarted { // change.go
 		fmt.Fprintf(r.log, "    restart for a cold start\n")
 		if err := r.restart(ctx, r.srv.Startup()); err != nil {
 			return fmt.Errorf("cold restart: %w", err)
 		}
 		res.Restarted = true
 	}
-	res.Change.Cold = c.Policy.Cold && !res.Change.Start
+	res.Change.Cold = r.planned(c, res).Cold
 	// The cell's globals are set before the data is loaded (prepare may
 	// need them: max_connections for many loader threads) and again after
 	// it, since a snapshot restore restarts the server.
@@ -303,7 +303,8 @@ var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
 // from the running ones.
 func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	want := r.startupFor(*c)
-	if sameSettings(want, r.srv.Startup()) {
+	planned := len(r.planned(c, res).SettingsRestart()) > 0 && !res.Restarted // change.go
+	if !planned && sameSettings(want, r.srv.Startup()) {
 		return nil
 	}
 	res.Change.Restart = experiment.StartChanges(params(r.srv.Startup()), params(want), r.needsRestart)
@@ -612,20 +613,6 @@ func describe(s []server.Setting) string {
 		return "the base configuration"
 	}
 	return out
-}
-
-// did completes the cell's Change (what the runner did, in the plan's
-// terms) from how its data came to be.
-func (r *Runner) did(c *experiment.Cell, res *results.Cell) experiment.Change {
-	ch := res.Change
-	switch res.Data {
-	case "loaded", "restored", "cached": // cached: datacache.go
-		ch.Reload = true
-	}
-	if ch.Start {
-		ch.Restart, ch.Cold = nil, false
-	}
-	return ch
 }
 
 func params(s []server.Setting) []experiment.Param {

@@ -52,12 +52,17 @@ func (r *Runner) srvCaps() (catalog.Descriptor, bool) {
 	return d, d.Caps.Has(catalog.Limits)
 }
 
-// applyLimits puts the server under the cell's limits (restarting it
-// first when its memory limit shrinks), reads them back into the cell,
-// runs the disk self-check once per disk limit, and pins benchmatrix's own
-// threads to client_cpus; the returned function unpins them.
+// applyLimits puts the server under the cell's limits, restarting it
+// first when the change (change.go) says its memory limit shrinks, or when
+// the limit in force (which a failed cell may have left other than the
+// plan expected) is larger than the cell's; it reads them back into the
+// cell, runs the disk self-check once per disk limit, and pins
+// benchmatrix's own threads to client_cpus; the returned function unpins
+// them.
 func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *results.Cell) (func(), error) {
 	want := c.Limits
+	ch := r.planned(c, res) // change.go
+	res.Change.Limits = ch.Limits
 	lim, ok := r.srv.(server.Limiter)
 	if !ok {
 		if !want.IsZero() {
@@ -70,8 +75,14 @@ func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *resul
 	}
 	sl := want.Server()
 	if sl != r.lim.applied.Server() || !sl.IsZero() {
-		shrink := sl.Memory > 0 && (r.lim.applied.Memory == 0 || sl.Memory < r.lim.applied.Memory) && !res.Change.Start
-		if shrink && r.lim.applied.Memory != sl.Memory {
+		restart := ch.MemoryRestart()
+		if _, shrink := experiment.LimitChanges(r.lim.applied, sl); shrink && !restart && !res.Change.Start {
+			restart = true
+			res.Change.Overrides = append(res.Change.Overrides, fmt.Sprintf(
+				"restart: the memory limit in force (%s) is not the plan's; the cell's %s is smaller",
+				memText(r.lim.applied.Memory), catalog.FormatBytes(sl.Memory)))
+		}
+		if restart && r.lim.applied.Memory != sl.Memory {
 			// A cgroup cannot take back memory the server holds without
 			// reclaiming or killing: start the server again inside the
 			// smaller limit.
@@ -80,9 +91,7 @@ func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *resul
 				return nil, fmt.Errorf("restart for a smaller memory limit: %w", err)
 			}
 			res.Restarted = true
-			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: "memory", Value: want.Get("memory")})
-		} else if ch := limitDiff(r.lim.applied, want); len(ch) > 0 && !res.Change.Start {
-			res.Change.Limits = ch
+			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: experiment.MemoryKey, Value: want.Get(experiment.MemoryKey)})
 		}
 		in, err := lim.SetLimits(ctx, sl)
 		if err != nil {
@@ -115,6 +124,13 @@ func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *resul
 	return unpin, nil
 }
 
+func memText(n int64) string {
+	if n == 0 {
+		return "none"
+	}
+	return catalog.FormatBytes(n)
+}
+
 // diskCheck runs the self-check once per disk limit and keeps its result.
 func (r *Runner) diskCheck(ctx context.Context, lim server.Limiter, l catalog.LimitSet) *server.DiskCheck {
 	key := fmt.Sprintf("%d/%d/%d/%d", l.DiskWriteIOPS, l.DiskReadIOPS, l.DiskWriteBPS, l.DiskReadBPS)
@@ -133,20 +149,6 @@ func (r *Runner) diskCheck(ctx context.Context, lim server.Limiter, l catalog.Li
 		dc.DeviceWriteIOPS, dc.CapWriteIOPS, dc.LoopsPerSec, dc.FsyncAvgMs)
 	r.lim.checks[key] = &dc
 	return &dc
-}
-
-// limitDiff names the limits that change, as the plan does.
-func limitDiff(prev, next catalog.LimitSet) []experiment.Param {
-	var out []experiment.Param
-	for _, k := range catalog.LimitKeys {
-		if a, b := prev.Get(k), next.Get(k); a != b && k != "client_cpus" {
-			if b == "" {
-				b = "(none)"
-			}
-			out = append(out, experiment.Param{Name: k, Value: b})
-		}
-	}
-	return out
 }
 
 // PinProcess pins every thread of this process to the CPUs of list and

@@ -160,6 +160,15 @@ func TestReadOnlyVariableBecomesStartupOption(t *testing.T) {
 	if rig.srv.restarts != 2 || !run.Cells[1].Restarted {
 		t.Fatalf("restarts %d (want one per cell), log %v", rig.srv.restarts, rig.srv.log)
 	}
+	// The cells say why they did other than the plan (change.go).
+	for i, c := range run.Cells {
+		if ov := strings.Join(c.Change.Overrides, "; "); !strings.Contains(ov, "refused to SET innodb_flush_log_at_trx_commit as read-only") {
+			t.Errorf("cell %d: overrides %q", i, ov)
+		}
+	}
+	if p, r := plan.Cells[1].Change.Cost(), run.Cells[1].Change.Cost(); p != "set" || r != "restart" {
+		t.Errorf("second cell: plan %s, run %s; want set, then restart", p, r)
+	}
 }
 
 // Resume keeps the finished cell runs and runs only the rest, in order.

@@ -131,6 +131,7 @@ type Runner struct {
 	lim        runnerLimits // resource limits in force (limits.go)
 	topo       string       // the running topology's Key (topology.go)
 	dc         dataCache    // the data cache across runs (datacache.go)
+	chg        changes      // the change decided per cell (change.go)
 }
 
 // DefaultGrace is how long a cell may run past its measured window before

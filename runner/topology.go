@@ -167,13 +167,8 @@ func nodeSources(t *experiment.Topology) []observe.NodeSource {
 	}
 	var out []observe.NodeSource
 	for i := 1; i <= t.NodeCount(); i++ {
-		src := observe.NodeSource{Index: i, Name: "node" + strconv.Itoa(i), Role: observe.RoleGalera}
-		if t.Kind == experiment.TopologyReplicas {
-			src.Role, src.SemiSync = observe.RoleReplica, false
-			if i == 1 {
-				src.Role, src.SemiSync = observe.RolePrimary, t.SemiSync
-			}
-		}
+		src := observe.NodeSource{Index: i, Name: "node" + strconv.Itoa(i), Role: t.Describe().Role(i)}
+		src.SemiSync = t.SemiSync && src.Role == catalog.RolePrimary
 		out = append(out, src)
 	}
 	return out
@@ -418,7 +413,7 @@ func (w *watch) endEvents() {
 // engine then leaves its own blocking sockets aside and uses this dialer.
 func (r *Runner) spreadWriters(c *experiment.Cell, cfg *mysql.Config) {
 	cl := r.cluster()
-	if cl == nil || c.Topology == nil || c.Topology.Writers != "all" || c.Topology.Kind != experiment.TopologyGalera {
+	if cl == nil || c.Topology == nil || c.Topology.Writers != "all" || !c.Topology.Describe().MultiWriter {
 		return
 	}
 	var addrs []string

@@ -89,36 +89,21 @@ func selfCgroups(procFile string) map[string]string {
 	return out
 }
 
-// needed lists the v1 controllers (or v2 controller names) a limit set
-// uses, with the file that proves each is there.
+// neededControllers lists the v1 controllers (or v2 controller names) a
+// limit set uses, with the file that proves each is there (v1), from
+// catalog.LimitTable.
 func neededControllers(l catalog.LimitSet, v2 bool) map[string]string {
 	need := map[string]string{}
-	if l.Disk() {
-		need["blkio"] = "blkio.throttle.write_iops_device"
-		if v2 {
-			need["io"] = "io.max"
-			delete(need, "blkio")
-		}
-	}
-	if l.CPUs > 0 {
-		if v2 {
-			need["cpu"] = "cpu.max"
-		} else {
-			need["cpu"] = "cpu.cfs_quota_us"
-		}
-	}
-	if l.ServerCPUs != "" {
-		if v2 {
-			need["cpuset"] = "cpuset.cpus"
-		} else {
-			need["cpuset"] = "cpuset.cpus"
-		}
-	}
-	if l.Memory > 0 {
-		if v2 {
-			need["memory"] = "memory.max"
-		} else {
-			need["memory"] = "memory.limit_in_bytes"
+	for _, k := range catalog.LimitTable {
+		m := k.Mechanism
+		switch {
+		case k.Client || k.Get(l) == "":
+		case v2 && m.V2Controller != "":
+			need[m.V2Controller] = strings.Fields(m.V2File)[0]
+		case !v2 && m.V1Controller != "":
+			if _, seen := need[m.V1Controller]; !seen {
+				need[m.V1Controller] = m.V1File
+			}
 		}
 	}
 	return need

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/server"
 )
@@ -76,6 +75,9 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 	// No startup options yet: the runner's first Restart checks and
 	// applies them, as on one external server.
 	c := &Cluster{cfg: cfg, existing: true}
+	if c.kind, err = kindOf(cfg.Topology); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -84,10 +86,7 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 		}
 	}()
 	for i, dsn := range cfg.DSNs {
-		n := &Node{Name: "node" + strconv.Itoa(i+1), Role: Member}
-		if cfg.Topology.Kind == experiment.TopologyReplicas {
-			n.Role = map[bool]Role{true: Primary, false: Replica}[i == 0]
-		}
+		n := c.newNode(i + 1)
 		e, err := server.ConnectExternal(ctx, server.ExternalConfig{DSN: dsn})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
@@ -106,13 +105,7 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 // runs now: Attach's check (saying what it found in log), and Heal's
 // between cells.
 func (c *Cluster) checkExisting(ctx context.Context, log io.Writer) error {
-	switch c.cfg.Topology.Kind {
-	case experiment.TopologyReplicas:
-		return c.checkReplicas(ctx, log)
-	case experiment.TopologyGalera:
-		return c.checkGalera(ctx, log)
-	}
-	return fmt.Errorf("topology kind %q has no cluster", c.cfg.Topology.Kind)
+	return c.kind.checkExisting(ctx, c, log)
 }
 
 // where names a node and its address for an error.

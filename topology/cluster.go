@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,20 +46,49 @@ type Config struct {
 	DSNs []string
 }
 
-// Role is what a node is in its topology.
-type Role string
+// kind is how one topology kind starts, restarts, heals and checks its
+// nodes: one file per kind (single.go, replicas.go, galera.go), each the
+// only place that knows its name; kinds lists them. What the manifest may
+// say of a kind (its size key, its nodes' roles) is catalog's table.
+type kind interface {
+	// open starts every node and connects them.
+	open(ctx context.Context, c *Cluster) error
+	// restart starts every node again, all halted, with c.Startup().
+	restart(ctx context.Context, c *Cluster) error
+	// checkExisting checks that existing nodes are the kind (attach.go).
+	checkExisting(ctx context.Context, c *Cluster, log io.Writer) error
+	// rejoined waits until node n, started again, serves its part.
+	rejoined(ctx context.Context, c *Cluster, n *Node) error
+	// heal is the kind's own part of Heal, once every node runs.
+	heal(ctx context.Context, c *Cluster) ([]string, error)
+	// refreshJoin recomputes n's options before it starts again.
+	refreshJoin(c *Cluster, n *Node)
+	// checkTarget is what a data check waits for the nodes to reach (read
+	// on node 1); caughtUp waits until node n (not node 1) reached it.
+	checkTarget(ctx context.Context, c *Cluster) (string, error)
+	caughtUp(ctx context.Context, c *Cluster, n *Node, db *sql.DB, target string, timeout time.Duration) error
+}
 
-// The roles.
-const (
-	Primary Role = "primary"
-	Replica Role = "replica"
-	Member  Role = "galera"
-)
+// kinds is every topology kind, by name.
+var kinds = map[string]kind{
+	catalog.TopologySingle:   single{},
+	catalog.TopologyReplicas: replicas{},
+	catalog.TopologyGalera:   galera{},
+}
+
+// kindOf finds a topology's kind.
+func kindOf(t experiment.Topology) (kind, error) {
+	k, ok := kinds[t.Kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown topology kind %q", t.Kind)
+	}
+	return k, nil
+}
 
 // Node is one server of the cluster.
 type Node struct {
 	Name string // node1, node2, ...
-	Role Role
+	Role catalog.Role
 	srv  nodeServer // *server.Sandbox or *server.Docker (docker.go)
 	// opts are the node's own startup options (server_id, wsrep
 	// addresses); join are those it starts again with after a fault.
@@ -78,6 +108,7 @@ func (n *Node) Endpoint() *mysql.Config { return n.srv.Endpoint() }
 // Cluster is a running topology; it implements server.Server on node 1.
 type Cluster struct {
 	cfg   Config
+	kind  kind
 	nodes []*Node
 	name  string // the Galera cluster's name
 
@@ -117,18 +148,13 @@ func Open(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			_ = c.Stop(sctx)
 		}
 	}()
+	if c.kind, err = kindOf(cfg.Topology); err != nil {
+		return nil, err
+	}
 	if err = c.openDocker(ctx); err != nil { // docker.go
 		return nil, err
 	}
-	switch cfg.Topology.Kind {
-	case experiment.TopologyReplicas:
-		err = c.openReplicas(ctx)
-	case experiment.TopologyGalera:
-		err = c.openGalera(ctx)
-	default:
-		err = fmt.Errorf("topology kind %q has no cluster", cfg.Topology.Kind)
-	}
-	if err != nil {
+	if err = c.kind.open(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -139,6 +165,11 @@ func (c *Cluster) Nodes() []*Node { return c.nodes }
 
 // Topology is what the cluster was started as.
 func (c *Cluster) Topology() experiment.Topology { return c.cfg.Topology }
+
+// newNode is node i (from 1), with its kind's role for it.
+func (c *Cluster) newNode(i int) *Node {
+	return &Node{Name: "node" + strconv.Itoa(i), Role: c.cfg.Topology.Describe().Role(i)}
+}
 
 // startNode starts one more sandbox as node i (from 1).
 func (c *Cluster) startNode(ctx context.Context, n *Node, dirOwner string) error {
@@ -223,12 +254,7 @@ func (c *Cluster) Restart(ctx context.Context, startup []server.Setting) error {
 			return fmt.Errorf("%s: %w", c.nodes[i].Name, err)
 		}
 	}
-	switch c.cfg.Topology.Kind {
-	case experiment.TopologyGalera:
-		return c.restartGalera(ctx)
-	default:
-		return c.restartReplicas(ctx)
-	}
+	return c.kind.restart(ctx, c)
 }
 
 // Stop implements server.Server: every node, replicas first.

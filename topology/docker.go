@@ -132,11 +132,11 @@ func (c *Cluster) dockerGaleraOpts(n *Node, id int) []server.Setting {
 	return opts
 }
 
-// refreshJoin recomputes a docker Galera node's options before it starts
-// again: the other nodes' addresses may have changed with their
+// refreshGaleraJoin recomputes a docker Galera node's options before it
+// starts again: the other nodes' addresses may have changed with their
 // containers.
-func (c *Cluster) refreshJoin(n *Node) {
-	if !c.isDocker() || c.cfg.Topology.Kind != experiment.TopologyGalera {
+func (c *Cluster) refreshGaleraJoin(n *Node) {
+	if !c.isDocker() {
 		return
 	}
 	for i, o := range c.nodes {
@@ -165,7 +165,7 @@ func (c *Cluster) primaryAddr() (host string, port int, password string, err err
 // repointReplicas points every replica at the primary again after the
 // primary's container changed (a new container may have a new address).
 func (c *Cluster) repointReplicas(ctx context.Context) error {
-	if !c.isDocker() || c.cfg.Topology.Kind != experiment.TopologyReplicas {
+	if !c.isDocker() {
 		return nil
 	}
 	for _, n := range c.nodes[1:] {

@@ -51,23 +51,12 @@ func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
 		}
 		return nil
 	}
-	c.refreshJoin(n) // docker.go
+	c.kind.refreshJoin(c, n)
 	if err := n.srv.Restart(ctx, append(c.Startup(), n.join...)); err != nil {
 		return fmt.Errorf("%s did not come back: %w", n.Name, err)
 	}
 	n.disconnected = false // a new container is on the network
-	if n.Role == Primary {
-		if err := c.repointReplicas(ctx); err != nil { // docker.go
-			return err
-		}
-	}
-	if c.cfg.Topology.Kind == experiment.TopologyGalera {
-		return c.waitNodeSynced(ctx, n, time.Now().Add(c.cfg.ReadyTimeout))
-	}
-	if n.Role == Replica {
-		return c.waitReplicasRunning(ctx)
-	}
-	return nil
+	return c.kind.rejoined(ctx, c, n)
 }
 
 // Heal brings every node back to running after a cell's events: paused
@@ -101,27 +90,6 @@ func (c *Cluster) Heal(ctx context.Context) ([]string, error) {
 			did = append(did, n.Name+" started again")
 		}
 	}
-	if c.cfg.Topology.Kind == experiment.TopologyGalera {
-		// A node paused past the suspect timeout was evicted; it rejoins by
-		// itself once it runs again. One that does not within the wait is
-		// started again; one that still does not fails with its log.
-		deadline := time.Now().Add(rejoinWait)
-		for _, n := range c.nodes {
-			if err := c.waitNodeSynced(ctx, n, deadline); err == nil {
-				continue
-			}
-			if err := n.srv.Halt(time.Minute); err != nil {
-				return did, fmt.Errorf("%s: %w", n.Name, err)
-			}
-			if err := c.startAgain(ctx, n); err != nil {
-				return did, err
-			}
-			did = append(did, n.Name+" restarted (it had not rejoined)")
-		}
-	}
-	return did, nil
+	more, err := c.kind.heal(ctx, c)
+	return append(did, more...), err
 }
-
-// rejoinWait is how long Heal waits for a Galera node to be Synced again
-// before it restarts it.
-var rejoinWait = 30 * time.Second

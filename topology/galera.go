@@ -2,7 +2,9 @@ package topology
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,6 +39,61 @@ func CheckGalera() error {
 	return nil
 }
 
+// galera is the kind (catalog.TopologyGalera).
+type galera struct{}
+
+func (galera) open(ctx context.Context, c *Cluster) error    { return c.openGalera(ctx) }
+func (galera) restart(ctx context.Context, c *Cluster) error { return c.restartGalera(ctx) }
+func (galera) checkExisting(ctx context.Context, c *Cluster, log io.Writer) error {
+	return c.checkGalera(ctx, log) // attach.go
+}
+func (galera) refreshJoin(c *Cluster, n *Node)                       { c.refreshGaleraJoin(n) } // docker.go
+func (galera) checkTarget(context.Context, *Cluster) (string, error) { return "", nil }
+
+// rejoined waits until the node is Synced in the whole cluster again.
+func (galera) rejoined(ctx context.Context, c *Cluster, n *Node) error {
+	return c.waitNodeSynced(ctx, n, time.Now().Add(c.cfg.ReadyTimeout))
+}
+
+// heal: a node paused past the suspect timeout was evicted; it rejoins by
+// itself once it runs again. One that does not within the wait is started
+// again; one that still does not fails with its log.
+func (galera) heal(ctx context.Context, c *Cluster) ([]string, error) {
+	var did []string
+	deadline := time.Now().Add(rejoinWait)
+	for _, n := range c.nodes {
+		if err := c.waitNodeSynced(ctx, n, deadline); err == nil {
+			continue
+		}
+		if err := n.srv.Halt(time.Minute); err != nil {
+			return did, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if err := c.startAgain(ctx, n); err != nil {
+			return did, err
+		}
+		did = append(did, n.Name+" restarted (it had not rejoined)")
+	}
+	return did, nil
+}
+
+// rejoinWait is how long Heal waits for a Galera node to be Synced again
+// before it restarts it.
+var rejoinWait = 30 * time.Second
+
+// caughtUp: a node that was cut off (paused past the suspect timeout,
+// disconnected) may still be rejoining: wait until it is Synced in the
+// whole cluster, then every read of this session first waits until the
+// node applied what the cluster committed before it.
+func (galera) caughtUp(ctx context.Context, c *Cluster, n *Node, db *sql.DB, _ string, timeout time.Duration) error {
+	if err := c.waitNodeSynced(ctx, n, time.Now().Add(timeout)); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "SET SESSION wsrep_sync_wait = 1"); err != nil {
+		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	return nil
+}
+
 func (c *Cluster) openGalera(ctx context.Context) error {
 	if err := CheckGalera(); err != nil && !c.isDocker() { // docker.go: the image has it
 		return err
@@ -45,7 +102,7 @@ func (c *Cluster) openGalera(ctx context.Context) error {
 	c.name = "benchmatrix-" + strconv.Itoa(os.Getpid())
 	var addrs []string
 	for i := 1; i <= t.Nodes; i++ {
-		n := &Node{Name: "node" + strconv.Itoa(i), Role: Member}
+		n := c.newNode(i)
 		for _, p := range []*int{&n.galera.gcomm, &n.galera.ist, &n.galera.sst} {
 			port, err := server.FreePort()
 			if err != nil {
@@ -105,7 +162,7 @@ func (c *Cluster) restartGalera(ctx context.Context) error {
 	// runner reloads the data after a crash, so it may.
 	safeToBootstrap(c.nodes[0].srv.Info().Datadir)
 	for i, n := range c.nodes {
-		c.refreshJoin(n) // docker.go
+		c.refreshGaleraJoin(n) // docker.go
 		opts := n.join
 		if i == 0 {
 			opts = append(append([]server.Setting(nil), n.join...), server.Setting{Name: "wsrep_new_cluster", Value: "true"})
@@ -167,7 +224,7 @@ func nodeStatus(ctx context.Context, n *Node, names ...string) (map[string]strin
 
 // SetFCLimit sets gcs.fc_limit on every node (a cell's fc_limit).
 func (c *Cluster) SetFCLimit(ctx context.Context, limit int) error {
-	if c.cfg.Topology.Kind != "galera" || limit <= 0 {
+	if !c.cfg.Topology.Describe().FlowControl || limit <= 0 {
 		return nil
 	}
 	for _, n := range c.nodes {

@@ -16,14 +16,7 @@ func sources(t *testing.T, c *Cluster) []observe.NodeSource {
 	t.Helper()
 	var out []observe.NodeSource
 	for i, n := range c.Nodes() {
-		role := observe.RoleGalera
-		switch n.Role {
-		case Primary:
-			role = observe.RolePrimary
-		case Replica:
-			role = observe.RoleReplica
-		}
-		out = append(out, observe.NodeSource{Index: i + 1, Name: n.Name, Role: role, DB: nodeDB(t, n), SemiSync: c.Topology().SemiSync})
+		out = append(out, observe.NodeSource{Index: i + 1, Name: n.Name, Role: n.Role, DB: nodeDB(t, n), SemiSync: c.Topology().SemiSync})
 	}
 	for i := range out {
 		out[i].Primary = out[0].DB

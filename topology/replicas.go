@@ -2,7 +2,9 @@ package topology
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -17,13 +19,58 @@ import (
 // transaction (rpl_semi_sync_master_enabled; MariaDB 10.3+ has it built
 // in), and falls back to asynchronous after rpl_semi_sync_master_timeout.
 
+// replicas is the kind (catalog.TopologyReplicas).
+type replicas struct{}
+
+func (replicas) open(ctx context.Context, c *Cluster) error    { return c.openReplicas(ctx) }
+func (replicas) restart(ctx context.Context, c *Cluster) error { return c.restartReplicas(ctx) }
+func (replicas) checkExisting(ctx context.Context, c *Cluster, log io.Writer) error {
+	return c.checkReplicas(ctx, log) // attach.go
+}
+func (replicas) refreshJoin(*Cluster, *Node)                      {}
+func (replicas) heal(context.Context, *Cluster) ([]string, error) { return nil, nil }
+
+// rejoined: a primary started again (on docker, maybe at a new address)
+// has its replicas pointed at it again; a replica must replicate again.
+func (replicas) rejoined(ctx context.Context, c *Cluster, n *Node) error {
+	if n == c.nodes[0] {
+		return c.repointReplicas(ctx) // docker.go
+	}
+	return c.waitReplicasRunning(ctx)
+}
+
+// checkTarget is the primary's binary log position (GTID).
+func (replicas) checkTarget(ctx context.Context, c *Cluster) (string, error) {
+	db, err := open(c.nodes[0])
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	var target string
+	if err := db.QueryRowContext(ctx, "SELECT @@global.gtid_binlog_pos").Scan(&target); err != nil {
+		return "", fmt.Errorf("node1: read gtid_binlog_pos: %w", err)
+	}
+	return target, nil
+}
+
+// caughtUp waits until the replica applied the primary's transactions.
+func (replicas) caughtUp(ctx context.Context, _ *Cluster, n *Node, db *sql.DB, target string, timeout time.Duration) error {
+	var res sql.NullInt64
+	if err := db.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, ?)", target, timeout.Seconds()).Scan(&res); err != nil {
+		return fmt.Errorf("%s: wait for GTID %s: %w", n.Name, target, err)
+	}
+	if !res.Valid || res.Int64 != 0 {
+		st, _ := ReplicaStatus(ctx, n)
+		return fmt.Errorf("%s did not apply the primary's transactions (up to GTID %s) within %s; replica: IO %s, SQL %s %s%s",
+			n.Name, target, timeout, st["Slave_IO_Running"], st["Slave_SQL_Running"], st["Last_IO_Error"], st["Last_SQL_Error"])
+	}
+	return nil
+}
+
 func (c *Cluster) openReplicas(ctx context.Context) error {
 	t := c.cfg.Topology
-	for i := 1; i <= 1+t.Replicas; i++ {
-		n := &Node{Name: "node" + strconv.Itoa(i), Role: Replica}
-		if i == 1 {
-			n.Role = Primary
-		}
+	for i := 1; i <= t.NodeCount(); i++ {
+		n := c.newNode(i)
 		n.opts = []server.Setting{
 			{Name: "server_id", Value: strconv.Itoa(i)},
 			{Name: "log_bin", Value: "binlog"},

@@ -65,17 +65,9 @@ const verifyAttempts = 5
 func (c *Cluster) verifyOnce(ctx context.Context, schema string, tables []string, when string, timeout time.Duration) (*Check, error) {
 	ck := &Check{When: when, Equal: true}
 	sort.Strings(tables)
-	target := ""
-	if c.cfg.Topology.Kind == "replicas" {
-		db, err := open(c.nodes[0])
-		if err != nil {
-			return nil, err
-		}
-		err = db.QueryRowContext(ctx, "SELECT @@global.gtid_binlog_pos").Scan(&target)
-		db.Close()
-		if err != nil {
-			return nil, fmt.Errorf("node1: read gtid_binlog_pos: %w", err)
-		}
+	target, err := c.kind.checkTarget(ctx, c)
+	if err != nil {
+		return nil, err
 	}
 	for i, n := range c.nodes {
 		nc, err := c.checkNode(ctx, n, i == 0, schema, tables, target, timeout)
@@ -107,28 +99,9 @@ func (c *Cluster) checkNode(ctx context.Context, n *Node, primary bool, schema s
 	db.SetMaxOpenConns(1) // one session: wsrep_sync_wait holds for it
 	nc := &NodeCheck{Node: n.Name}
 	start := time.Now()
-	switch {
-	case primary:
-	case c.cfg.Topology.Kind == "replicas":
-		var res sql.NullInt64
-		if err := db.QueryRowContext(ctx, "SELECT MASTER_GTID_WAIT(?, ?)", target, timeout.Seconds()).Scan(&res); err != nil {
-			return nil, fmt.Errorf("%s: wait for GTID %s: %w", n.Name, target, err)
-		}
-		if !res.Valid || res.Int64 != 0 {
-			st, _ := ReplicaStatus(ctx, n)
-			return nil, fmt.Errorf("%s did not apply the primary's transactions (up to GTID %s) within %s; replica: IO %s, SQL %s %s%s",
-				n.Name, target, timeout, st["Slave_IO_Running"], st["Slave_SQL_Running"], st["Last_IO_Error"], st["Last_SQL_Error"])
-		}
-	default:
-		// Galera: a node that was cut off (paused past the suspect timeout,
-		// disconnected) may still be rejoining: wait until it is Synced in
-		// the whole cluster, then every read of this session first waits
-		// until the node applied what the cluster committed before it.
-		if err := c.waitNodeSynced(ctx, n, time.Now().Add(timeout)); err != nil {
+	if !primary {
+		if err := c.kind.caughtUp(ctx, c, n, db, target, timeout); err != nil {
 			return nil, err
-		}
-		if _, err := db.ExecContext(ctx, "SET SESSION wsrep_sync_wait = 1"); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	for _, t := range tables {

@@ -1,0 +1,189 @@
+package experiment
+
+import (
+	"strings"
+
+	"benchmatrix/catalog"
+	"benchmatrix/oltp"
+)
+
+// Change is what the runner must do before a cell, given the cell before.
+type Change struct {
+	Start   bool    `json:"start,omitempty"`   // the first cell starts the server
+	Restart []Param `json:"restart,omitempty"` // restart-only values that differ
+	Dynamic []Param `json:"dynamic,omitempty"` // SET GLOBAL
+	Reload  bool    `json:"reload"`            // data loaded (again)
+	Cold    bool    `json:"cold,omitempty"`    // restart for an empty buffer pool
+	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
+	// Depends lists restart-only values whose restart depends on the
+	// flavor, not known when planning (a Docker image, an external server).
+	Depends []Param `json:"depends_on_flavor,omitempty"`
+	// Limits are the resource limits changed live (limits.go); a memory
+	// limit that shrinks restarts the server instead (Restart names it).
+	Limits []Param `json:"limits,omitempty"`
+	// Overrides say where the runner did other than the plan, and why:
+	// what it found (a variable the server refused to SET as read-only, a
+	// dead server, a fresh server, data that was not there). Empty in a
+	// plan.
+	Overrides []string `json:"overrides,omitempty"`
+}
+
+// MemoryKey is the limit key whose shrinking restarts the server.
+const MemoryKey = "memory"
+
+// Cost names the change in one word: start, restart+reload, set, ...
+func (ch Change) Cost() string {
+	var parts []string
+	switch {
+	case ch.Start:
+		parts = append(parts, "start")
+	case len(ch.Restart) > 0 || ch.Cold:
+		parts = append(parts, "restart")
+	case len(ch.Depends) > 0:
+		parts = append(parts, "restart?")
+	}
+	if ch.Reload {
+		parts = append(parts, "reload")
+	}
+	if len(ch.Limits) > 0 {
+		parts = append(parts, "limits")
+	}
+	if len(ch.Dynamic) > 0 {
+		parts = append(parts, "set")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "+")
+}
+
+// SettingsRestart lists the restart's startup options, without the memory
+// limit (whose restart comes with the limits, after the data is loaded).
+func (ch Change) SettingsRestart() []Param {
+	var out []Param
+	for _, p := range ch.Restart {
+		if p.Name != MemoryKey {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// MemoryRestart reports whether the change restarts the server to shrink
+// its memory limit.
+func (ch Change) MemoryRestart() bool {
+	for _, p := range ch.Restart {
+		if p.Name == MemoryKey {
+			return true
+		}
+	}
+	return false
+}
+
+// Between is the change before cell c, given the cell the server ran
+// before (nil: none, the server is new) and, per variable, whether it
+// takes a value only at start on the server at hand (catalog.RestartNeed,
+// plus what the runner has found out). It is the only place that decides
+// what happens between two cells: plan computes every cell's change with
+// it, and the runner carries out the change it returns for the cell it ran
+// last.
+func Between(prev *Cell, c *Cell, need func(name string) catalog.Need) Change {
+	atStart := func(name string) bool { return need(name) != catalog.Dynamic }
+	var ch Change
+	if prev == nil || c.Image != prev.Image || c.Topology.Key() != prev.Topology.Key() { // topology.go
+		ch.Start, ch.Reload, ch.Reason = true, true, "first load"
+		if prev != nil {
+			ch.Reason = "new server (image " + c.Image + ")"
+			if c.Topology.Key() != prev.Topology.Key() {
+				ch.Reason = "new topology (" + c.Topology.Key() + ")" // topology.go
+			}
+		}
+	} else {
+		ch.Cold = c.Policy.Cold
+		for _, s := range StartChanges(prev.Server, c.Server, atStart) {
+			switch need(s.Name) {
+			case catalog.Restart:
+				ch.Restart = append(ch.Restart, s)
+			case catalog.Depends:
+				ch.Depends = append(ch.Depends, s)
+			}
+		}
+		if lc, shrink := LimitChanges(prev.Limits, c.Limits); shrink {
+			ch.Restart = append(ch.Restart, Param{Name: MemoryKey, Value: c.Limits.Get(MemoryKey)})
+		} else {
+			ch.Limits = lc
+		}
+		switch {
+		case oltp.DataShape(c.Workload) != oltp.DataShape(prev.Workload):
+			ch.Reload, ch.Reason = true, "data shape changed"
+		case oltp.ChangesData(prev.Workload):
+			ch.Reload, ch.Reason = true, prev.Workload.Workload+" changed the data"
+		}
+	}
+	for _, s := range c.Server {
+		if !atStart(s.Name) {
+			ch.Dynamic = append(ch.Dynamic, s)
+		}
+	}
+	return ch
+}
+
+// ForFlavor is the plan with every cell's change computed for the flavor
+// the server turned out to be, so that the stored plan says what the run
+// does. The plan itself does not change.
+func (p *Plan) ForFlavor(flavor catalog.Flavor) *Plan {
+	if flavor == p.Flavor {
+		return p
+	}
+	q := *p
+	q.Cells = append([]Cell(nil), p.Cells...)
+	q.Flavor = flavor
+	q.computeChanges()
+	return &q
+}
+
+// computeChanges sets every cell's change with Between, in plan order.
+func (p *Plan) computeChanges() {
+	need := func(name string) catalog.Need { return catalog.RestartNeed(p.Flavor, name) }
+	for i := range p.Cells {
+		var prev *Cell
+		if i > 0 {
+			prev = &p.Cells[i-1]
+		}
+		p.Cells[i].Change = Between(prev, &p.Cells[i], need)
+	}
+}
+
+// DefaultValue stands for a startup option a cell leaves out that the cell
+// before set: the server starts again with its own default.
+const DefaultValue = "(default)"
+
+// StartChanges lists the startup options (those atStart says) that differ
+// between the settings a server runs with and those wanted: each wanted
+// value that is new or different, and each old one left out, as
+// DefaultValue. plan and the runner name a restart's cause with it.
+func StartChanges(have, want []Param, atStart func(string) bool) []Param {
+	old := map[string]string{}
+	for _, s := range have {
+		if atStart(s.Name) {
+			old[catalog.VariableName(s.Name)] = s.Value
+		}
+	}
+	var out []Param
+	for _, s := range want {
+		if !atStart(s.Name) {
+			continue
+		}
+		n := catalog.VariableName(s.Name)
+		if v, ok := old[n]; !ok || v != s.Value {
+			out = append(out, s)
+		}
+		delete(old, n)
+	}
+	for _, s := range have {
+		if _, gone := old[catalog.VariableName(s.Name)]; gone {
+			out = append(out, Param{Name: s.Name, Value: DefaultValue})
+		}
+	}
+	return out
+}
