@@ -45,6 +45,15 @@ type passValue struct {
 	args *[]string
 }
 
+// String is the flag's value; flag's help calls it on a zero passValue
+// (to tell a default), which has no Value.
+func (p passValue) String() string {
+	if p.Value == nil {
+		return ""
+	}
+	return p.Value.String()
+}
+
 func (p passValue) Set(s string) error {
 	*p.args = append(*p.args, "--"+p.name, s)
 	return p.Value.Set(s)
