@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -144,6 +145,22 @@ func (d *decoder) validateUntil(m *Manifest) {
 		}
 		d.problems = append(d.problems, Problem{Key: mk, Line: d.line(mk), Msg: fmt.Sprintf("%d is fewer than repeats (%d), the rounds run before the first look", m.MaxRepeats, m.Repeats)})
 	}
+}
+
+// crossover reverses the even rounds of a conclusive plan whose order is
+// not shuffled (A B C, C B A, A B C, ...), and reports whether it did: every
+// cell then runs as often early as late in its round, so what changes over
+// a round (the host settling, a table growing, caches) falls on each side
+// of a pair alike and cancels out of the decision instead of showing as a
+// difference. A reversed grouped round still keeps its groups together
+// (and starts with the group the round before ended with). The profiled
+// twins alternate with it.
+func crossover(m *Manifest, round []Cell, repeat int) bool {
+	if !m.Conclusive() || m.Order == Shuffled || repeat%2 == 1 {
+		return false
+	}
+	slices.Reverse(round)
+	return true
 }
 
 // Rounds is the number of rounds of repeats the plan holds.

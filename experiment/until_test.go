@@ -133,6 +133,16 @@ func TestWithRounds(t *testing.T) {
 				t.Errorf("%s: cell %d changed: %s #%d %s, was %s #%d %s", order, i, q.Cells[i].Name, q.Cells[i].Repeat, q.Cells[i].Change.Cost(), c.Name, c.Repeat, c.Change.Cost())
 			}
 		}
+		// Even rounds run in reverse (a crossover), unless shuffled.
+		mirrored := 0
+		for i := 0; i < 6; i++ {
+			if q.Cells[i].Name == q.Cells[6+5-i].Name {
+				mirrored++
+			}
+		}
+		if (mirrored == 6) != (order != "shuffled") {
+			t.Errorf("%s: %d of 6 cells of round 2 mirror round 1", order, mirrored)
+		}
 		seen := map[string]int{}
 		for _, c := range q.Cells[len(p.Cells):] {
 			seen[c.Name]++
