@@ -325,8 +325,12 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 	}
 }
 
-// CIText is the interval as "0.80–3.60" (0 and ∞ for an unbounded side).
+// CIText is the interval as "0.80–3.60" (0 and ∞ for an unbounded side;
+// "none yet" before the looks can bound either).
 func (d RoundDecision) CIText() string {
+	if d.CILo == 0 && d.CIHi == 0 {
+		return "none yet"
+	}
 	lo, hi := "0", "∞"
 	if d.CILo > 0 {
 		lo = fmt.Sprintf("%.2f", d.CILo)
