@@ -323,7 +323,7 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 	if Decided(rec.Decisions) && c.Nothing {
 		c.Nothing = false
 	}
-	c.Warnings = append(c.Warnings, "rounds were added until the answer was sure: the p-values and intervals of the ratio lines and expectations below are those of a fixed number of rounds, which looking after every round makes too optimistic; quote the rounds' decisions above")
+	c.Warnings = append(c.Warnings, "rounds were added until the answer was sure: the p-values and intervals of the ratio lines and of the expectations are those of a fixed number of rounds, which looking after every round makes too optimistic; quote the rounds' decisions at the top of the Conclusion")
 }
 
 // CIText is the interval as "0.80–3.60" (0 and ∞ for an unbounded side;
