@@ -227,6 +227,13 @@ func TestRoundsResume(t *testing.T) {
 			t.Errorf("%d cells: the first cell was run again", n)
 		}
 		checkKeys(t, run)
+		// Resuming the finished run runs nothing and keeps its record.
+		rig3, _ := roundsRig(0.05, 0, 8)
+		rig3.cfg.Resume = run
+		again, err := Run(context.Background(), planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB}), rig3.cfg)
+		if err != nil || len(rig3.sink.cells) != 0 || again.Rounds == nil || again.Rounds.Rounds != 7 {
+			t.Errorf("%d cells: resuming the finished run: %v, ran %d cells, rounds %+v", n, err, len(rig3.sink.cells), again.Rounds)
+		}
 	}
 }
 

@@ -301,7 +301,7 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 	run.Cells = old.Cells
 	// What the first run learnt of its server stays, whether or not a
 	// server is started again (a finished run resumed starts none).
-	run.Server, run.Host, run.Variables = old.Server, old.Host, old.Variables
+	run.Server, run.Host, run.Variables, run.Rounds = old.Server, old.Host, old.Variables, old.Rounds
 	run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
 		time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
 	for _, c := range old.Cells {
