@@ -243,6 +243,8 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			} else {
 				m.Repeats = int(n)
 			}
+		case "until", "max_repeats", "budget", "precision":
+			d.untilKey(key, k, v, m) // until.go
 		case "exclude":
 			d.exclude(key, v, m)
 		case "zip":
@@ -288,7 +290,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			}
 			m.WaitQuiet = dur
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet, profile, profile_hz, profile_seconds)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, until, max_repeats, budget, precision, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet, profile, profile_hz, profile_seconds)")
 		}
 	}
 }

@@ -27,6 +27,14 @@ type Manifest struct {
 	Duration    time.Duration `json:"duration"`
 	Warmup      time.Duration `json:"warmup"`
 	Repeats     int           `json:"repeats"`
+	// Until = "conclusive" makes Repeats the minimum rounds and adds paired
+	// rounds until every comparison is decided within MaxRepeats rounds
+	// and the Budget (wall time, 0 for none); Precision is the ratio's
+	// "no difference" band (until.go).
+	Until      string        `json:"until,omitempty"`
+	MaxRepeats int           `json:"max_repeats,omitempty"`
+	Budget     time.Duration `json:"budget,omitempty"`
+	Precision  float64       `json:"precision,omitempty"`
 	// Policy holds the runner's defaults for every cell: prewarm, cold
 	// start, automatic warm-up, drain between cells. prewarm and cold may
 	// also vary as scenario or axis keys.

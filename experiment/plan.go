@@ -214,7 +214,9 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 		case Shuffled:
 			rng.Shuffle(len(round), func(i, j int) { round[i], round[j] = round[j], round[i] })
 		}
-		alternateTwins(round, r) // profile.go
+		if !crossover(m, round, r) { // until.go
+			alternateTwins(round, r) // profile.go
+		}
 		for _, c := range round {
 			c.Repeat = r
 			c.Index = len(p.Cells)

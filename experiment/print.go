@@ -48,6 +48,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, " (seed %d)", p.Seed)
 	}
 	fmt.Fprintf(w, ", estimated %s\n", p.Estimate().Round(time.Second))
+	if p.Manifest != nil && p.Manifest.Conclusive() {
+		fmt.Fprintln(w, p.untilText()) // until.go
+	}
 	if p.Flavor != "" {
 		fmt.Fprintf(w, "restarts as on %s (the server's flavor)\n", p.Flavor)
 	} else {

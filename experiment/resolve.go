@@ -52,6 +52,11 @@ type Flags struct {
 	// the external provider, node 1 (the primary) first.
 	DSNs    []string
 	Observe *bool // --observe on|off
+	// Until, MaxRepeats and Budget are --until, --max-repeats and --budget
+	// (until.go); zero values change nothing.
+	Until      string
+	MaxRepeats int
+	Budget     *time.Duration
 	// Seed is the shuffle seed of a run being resumed or rerun.
 	Seed int64
 	// Rerun is the plan of a stored run being run again: its cells keep
@@ -89,6 +94,7 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 	} else if f.Repeats > 0 {
 		m.Repeats = f.Repeats
 	}
+	d.applyUntil(&m, f) // until.go
 	if f.Duration != nil {
 		m.Duration = *f.Duration
 	}

@@ -130,6 +130,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		}
 	}
 	d.validateLimits(m, prov)
+	d.validateUntil(m)          // until.go
 	d.validateProfile(m, prov)  // profile.go
 	d.validateTopology(m, prov) // topology.go
 	if n := matrixSize(m); n > MaxCellRuns {

@@ -80,6 +80,8 @@ type Run struct {
 	// (topology.go): plotted under the built-in panels.
 	UserMetrics []string     `json:"user_metrics,omitempty"`
 	Shard       *ShardRecord `json:"shard,omitempty"` // shard.go: run --shard, merge
+	// Rounds is what until = "conclusive" did (rounds.go).
+	Rounds *RoundsRecord `json:"rounds,omitempty"`
 }
 
 // Cell is the outcome of one cell run.

@@ -398,6 +398,7 @@ func ratioSentence(l RatioLine) string {
 func WriteConclusion(w io.Writer, r *Run) {
 	c := Conclude(r)
 	fmt.Fprintf(w, "## Conclusion\n\n")
+	writeRounds(w, r, c) // rounds.go: until = "conclusive"
 	if c.Nothing {
 		fmt.Fprintf(w, "**Nothing can be concluded from this run:** %s.\n\n", c.NothingWhy)
 	}

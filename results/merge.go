@@ -255,7 +255,7 @@ func mergeRuns(in []shardRun) (*Run, error) {
 	f := in[0].run
 	m := *f
 	m.Plan, m.Cells, m.Notes = nil, nil, nil
-	m.Time, m.Fingerprint = nil, nil
+	m.Time, m.Fingerprint, m.Rounds = nil, nil, nil // rounds.go decides over the merged rounds
 	rec := &ShardRecord{N: f.Shard.N, PlanSHA256: f.Shard.PlanSHA256, PlanRuns: f.Shard.PlanRuns}
 	var hosts []Host
 	startSeconds := 0.0

@@ -43,6 +43,7 @@ type Bar struct {
 	status atomic.Value // string
 	cur    int
 	weight []int64
+	total  int64
 }
 
 // NewBar draws a bar for plan on w (a terminal).
@@ -56,6 +57,7 @@ func NewBar(w io.Writer, plan *experiment.Plan) *Bar {
 		b.weight = append(b.weight, max(1, wgt))
 		total += max(1, wgt)
 	}
+	b.total = total
 	b.bar = b.p.AddBar(total,
 		mpb.PrependDecorators(
 			decor.Any(func(decor.Statistics) string { return b.status.Load().(string) }, decor.WCSyncSpaceR),
@@ -75,6 +77,12 @@ func (b *Bar) Write(p []byte) (int, error) { return b.p.Write(p) }
 // Cell implements Progress.
 func (b *Bar) Cell(i, n int, c experiment.Cell) {
 	b.cur = i
+	for len(b.weight) <= i { // a round until = "conclusive" added (rounds.go)
+		single := &experiment.Plan{Cells: []experiment.Cell{c}}
+		b.weight = append(b.weight, max(1, int64(single.Estimate()/time.Second)))
+		b.total += b.weight[len(b.weight)-1]
+		b.bar.SetTotal(b.total, false)
+	}
 	b.status.Store(fmt.Sprintf("[%d/%d] %s #%d", i+1, n, c.Name, c.Repeat))
 }
 

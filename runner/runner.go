@@ -245,7 +245,7 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		fmt.Fprintf(r.log, "every cell run has finished already\n")
 		return run, nil
 	}
-	return run, r.runCells(ctx, run, w, todo)
+	return run, r.runRounds(ctx, run, w, todo) // rounds.go: until = "conclusive" adds rounds
 }
 
 // newRecord is the run record before any cell: the manifest, the plan, the
@@ -290,14 +290,19 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the manifest changed since that run (sha256 %s, now %s)",
 			r.cfg.OutDir, short(old.ManifestHash), short(run.ManifestHash))}
 	}
-	if !samePlan(old.Plan, r.plan.Cells) {
+	added, err := r.growForResume(old) // rounds.go: until = "conclusive"
+	if err != nil {
+		return nil, err
+	}
+	run.Plan = r.plan.Cells
+	if !samePlan(old.Plan, r.plan.Cells[:len(r.plan.Cells)-added]) {
 		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
 	}
 	run.Started = old.Started
 	run.Cells = old.Cells
 	// What the first run learnt of its server stays, whether or not a
 	// server is started again (a finished run resumed starts none).
-	run.Server, run.Host, run.Variables = old.Server, old.Host, old.Variables
+	run.Server, run.Host, run.Variables, run.Rounds = old.Server, old.Host, old.Variables, old.Rounds
 	run.Notes = append(old.Notes, fmt.Sprintf("resumed at %s with %d of %d cell runs finished",
 		time.Now().UTC().Format(time.RFC3339), len(old.Cells), len(r.plan.Cells)))
 	for _, c := range old.Cells {

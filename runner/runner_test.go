@@ -64,7 +64,7 @@ func loadFlushFor(t *testing.T, d, w time.Duration) *experiment.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := experiment.Resolve(m, experiment.Flags{Duration: &d, Warmup: &w})
+	p, err := experiment.Resolve(m, experiment.Flags{Duration: &d, Warmup: &w, Until: experiment.UntilRepeats, Repeats: 1}) // one round, as flush.toml had before until = "conclusive"
 	if err != nil {
 		t.Fatal(err)
 	}

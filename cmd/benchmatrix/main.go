@@ -36,6 +36,7 @@ const usage = `benchmatrix: what does this server setting, workload change or ve
 
 Usage:
   benchmatrix run MANIFEST [-o DIR] [--duration D] [--warmup D] [--repeats N] [--resume] [-q] [--check]
+                 [--until conclusive|repeats] [--max-repeats N] [--budget D]
                  [--provider sandbox|docker|external] [--dsn DSN]... [--force] [--observe on|off]
   benchmatrix run --rerun DIR [-o NEWDIR]
   benchmatrix run MANIFEST --shard K/N -o DIR   one shard of the plan (plan --shards N)
@@ -186,12 +187,15 @@ func (o *optBool) Set(s string) error {
 func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet, func()) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var duration, warmup optDuration
+	var duration, warmup, budget optDuration
 	var observe optBool
 	fs.StringVar(&req.OutDir, "o", "", "results directory (default runs/<experiment>-<timestamp>)")
 	fs.Var(&duration, "duration", "measured time per cell, overriding the manifest (e.g. 10s)")
 	fs.Var(&warmup, "warmup", "fixed warm-up per cell, overriding the manifest (also warmup = \"auto\")")
-	fs.IntVar(&req.Flags.Repeats, "repeats", 0, "repeats per cell, overriding the manifest")
+	fs.IntVar(&req.Flags.Repeats, "repeats", 0, "repeats per cell, overriding the manifest (with --until conclusive: the rounds before the first look)")
+	fs.StringVar(&req.Flags.Until, "until", "", "conclusive: add paired rounds until every comparison is decided; repeats: exactly --repeats rounds (overrides [experiment] until)")
+	fs.IntVar(&req.Flags.MaxRepeats, "max-repeats", 0, "with --until conclusive: the most rounds (default 12)")
+	fs.Var(&budget, "budget", "with --until conclusive: no round is started that would end past this wall time (e.g. 10m)")
 	fs.BoolVar(quiet, "q", false, "no progress lines")
 	fs.BoolVar(&req.Resume, "resume", false, "continue the interrupted run in -o DIR: finished cell runs are kept, the rest run")
 	fs.StringVar(&req.Flags.Provider, "provider", "", strings.Join(catalog.ProviderNames(), ", ")+" (overrides [server] provider)")
@@ -203,7 +207,7 @@ func runFlags(stderr io.Writer, req *runner.Request, quiet *bool) (*flag.FlagSet
 	addShardRunFlag(fs, req) // merge.go
 	fs.StringVar(&req.Rerun, "rerun", "", "run a stored run again: its manifest, plan, durations and random seeds (results in -o or a new directory)")
 	return fs, func() {
-		req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe = duration.d, warmup.d, observe.b
+		req.Flags.Duration, req.Flags.Warmup, req.Flags.Observe, req.Flags.Budget = duration.d, warmup.d, observe.b, budget.d
 		switch {
 		case len(dsns) == 1:
 			req.Flags.DSN = dsns[0]

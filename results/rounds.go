@@ -1,0 +1,314 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/record"
+	"benchmatrix/sequential"
+)
+
+// Rounds until the answer is sure (until = "conclusive", issue 26): which
+// comparisons a run decides round by round, their decisions, what
+// run.json records of it and the sentence that opens the Conclusion. The
+// decisions come from the sequential package (a group-sequential exact sign
+// test over the paired rounds, valid however many times the run looks);
+// the ratio printed beside each is the Conclusion's (paired.go), so a
+// reader sees one ratio.
+
+// RoundsMethod names the decision method in run.json and summary.md.
+const RoundsMethod = "group-sequential exact sign test on the per-round log ratios, Lan-DeMets Pocock-type alpha spending over the looks, inverted into a 95% confidence sequence"
+
+// Why a conclusive run stopped.
+const (
+	StoppedDecided     = "decided"     // every comparison decided
+	StoppedMaxRepeats  = "max_repeats" // max_repeats rounds run
+	StoppedBudget      = "budget"      // the next round would end past the budget
+	StoppedInterrupted = "interrupted"
+	StoppedShard       = "shard"  // a shard runs its minimum rounds; merge decides over them
+	StoppedFailed      = "failed" // the run failed before deciding
+)
+
+// Comparison outcomes in run.json.
+const (
+	OutcomeFaster     = "faster"     // x/y above 1, significant
+	OutcomeSlower     = "slower"     // below 1, significant
+	OutcomeEquivalent = "equivalent" // within the precision of no difference
+	OutcomeUndecided  = "undecided"
+)
+
+// RoundsSpec, RoundDecision and RoundsRecord are run.json's "rounds"
+// (record/rounds.go).
+type (
+	RoundsSpec    = record.RoundsSpec
+	RoundDecision = record.RoundDecision
+	RoundsRecord  = record.RoundsRecord
+)
+
+// RoundsSpecOf is the spec of a resolved conclusive manifest; ok is false
+// for a run of fixed repeats.
+func RoundsSpecOf(m *experiment.Manifest) (RoundsSpec, bool) {
+	if m == nil || !m.Conclusive() {
+		return RoundsSpec{}, false
+	}
+	return RoundsSpec{MinRounds: m.Repeats, MaxRounds: m.MaxRepeats, Precision: m.Precision, BudgetSeconds: m.Budget.Seconds()}, true
+}
+
+// Decided reports whether every comparison is decided.
+func Decided(ds []RoundDecision) bool {
+	for _, d := range ds {
+		if d.Outcome == OutcomeUndecided {
+			return false
+		}
+	}
+	return len(ds) > 0
+}
+
+// DecideRounds decides every scenario-vs-baseline comparison and every
+// pair of every expectation over the run's paired rounds. Each comparison
+// is tested at 5 %; the pairs of one expectation at 5 % divided by their
+// number (Bonferroni), so that the whole ordering holds at 5 %.
+func DecideRounds(r *Run, spec RoundsSpec) ([]RoundDecision, error) {
+	designs := map[float64]*sequential.Boundaries{}
+	boundaries := func(alpha float64) (*sequential.Boundaries, error) {
+		if bd, ok := designs[alpha]; ok {
+			return bd, nil
+		}
+		bd, err := sequential.Design{Alpha: alpha, First: max(1, spec.MinRounds), Last: max(spec.MinRounds, spec.MaxRounds, 1)}.Compute()
+		designs[alpha] = bd
+		return bd, err
+	}
+	br := byRepeat(r)
+	decide := func(rd RoundDecision, xs, ys []float64) (RoundDecision, error) {
+		bd, err := boundaries(rd.Alpha)
+		if err != nil {
+			return rd, err
+		}
+		var d []float64
+		for i := range xs {
+			if xs[i] > 0 && ys[i] > 0 && !math.IsInf(xs[i], 0) && !math.IsInf(ys[i], 0) {
+				d = append(d, math.Log(xs[i]/ys[i]))
+			}
+		}
+		dec := bd.Decide(d, spec.Precision)
+		rd.Pairs, rd.Within = len(d), dec.Within
+		rd.Ratio = RatioFromPairs(xs, ys).Ratio
+		rd.Outcome = map[sequential.Outcome]string{sequential.Higher: OutcomeFaster, sequential.Lower: OutcomeSlower,
+			sequential.Equivalent: OutcomeEquivalent}[dec.Outcome]
+		if rd.Outcome == "" {
+			rd.Outcome = OutcomeUndecided
+		}
+		rd.CILo, rd.CIHi = finiteOrZero(math.Exp(dec.Interval.Lo)), finiteOrZero(math.Exp(dec.Interval.Hi))
+		return rd, nil
+	}
+	var out []RoundDecision
+	sums := r.Summaries()
+	if r.Baseline != "" {
+		for _, s := range sums {
+			b := BaselineFor(r.Baseline, s, sums)
+			if b == "" || b == s.Name {
+				continue
+			}
+			xs, ys := pairedValues(br, s.Name, b, "tps")
+			rd, err := decide(RoundDecision{Label: s.Name + " vs " + b, X: s.Name, Y: b, Alpha: conclusionAlpha}, xs, ys)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rd)
+		}
+	}
+	for _, e := range runExpectations(r) {
+		for _, g := range expectGroups(e, sums) {
+			alpha := conclusionAlpha / float64(len(e.Ops))
+			for i, op := range e.Ops {
+				l, rt := e.Terms[i], e.Terms[i+1]
+				hi, lo, hiT, loT := g.cells[i+1], g.cells[i], rt, l
+				if op == ">" {
+					hi, lo, hiT, loT = g.cells[i], g.cells[i+1], l, rt
+				}
+				xs, ys := pairedValues(br, hi, lo, e.Column)
+				target := loT.Factor / hiT.Factor
+				for j := range ys {
+					ys[j] *= target
+				}
+				label := termText(hiT) + " > " + termText(loT)
+				if e.Column != "tps" {
+					label = e.Column + ": " + label
+				}
+				rd, err := decide(RoundDecision{Label: label, Expectation: e.Text, Group: g.label, X: hi, Y: lo, Alpha: alpha}, xs, ys)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, rd)
+			}
+		}
+	}
+	return out, nil
+}
+
+// runExpectations are the run's expect entries, from the stored manifest.
+func runExpectations(r *Run) []experiment.Expectation {
+	if r.Manifest == "" {
+		return nil
+	}
+	m, err := experiment.Parse(r.ManifestPath, r.Manifest)
+	if err != nil {
+		return nil
+	}
+	var out []experiment.Expectation
+	for _, text := range m.Expect {
+		if e, err := experiment.ParseExpect(text); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func finiteOrZero(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
+	}
+	return x
+}
+
+// roundsOf is the record a run's Conclusion speaks of: the one the runner
+// stored, or, for a run made of shards (merge) of a conclusive manifest,
+// the decisions over the rounds the shards ran.
+func roundsOf(r *Run) *RoundsRecord {
+	if r.Rounds != nil {
+		return r.Rounds
+	}
+	if r.Manifest == "" || r.Shard == nil {
+		return nil
+	}
+	m, err := experiment.Parse(r.ManifestPath, r.Manifest)
+	if err != nil || !m.Conclusive() {
+		return nil
+	}
+	p, err := experiment.Resolve(m, experiment.Flags{})
+	if err != nil {
+		return nil
+	}
+	spec, _ := RoundsSpecOf(p.Manifest)
+	rec, err := NewRoundsRecord(r, spec, StoppedShard, 0)
+	if err != nil {
+		return nil
+	}
+	return rec
+}
+
+// NewRoundsRecord decides the run's comparisons and records why it stopped.
+// wall is the rounds' wall time; 0 adds up the cells' own.
+func NewRoundsRecord(r *Run, spec RoundsSpec, stopped string, wall time.Duration) (*RoundsRecord, error) {
+	ds, err := DecideRounds(r, spec)
+	if err != nil {
+		return nil, err
+	}
+	rec := &RoundsRecord{RoundsSpec: spec, Method: RoundsMethod, Rounds: wholeRounds(r), WallSeconds: wall.Seconds(), Stopped: stopped, Decisions: ds}
+	if wall == 0 {
+		for _, c := range r.Cells {
+			rec.WallSeconds += c.WallSeconds
+		}
+	}
+	return rec, nil
+}
+
+// wholeRounds is the number of rounds in which every planned cell ran
+// (failed or not).
+func wholeRounds(r *Run) int {
+	per := map[int]int{}
+	names := map[string]bool{}
+	for _, c := range r.Plan {
+		names[c.Name] = true
+	}
+	for _, c := range r.Cells {
+		per[c.Repeat]++
+	}
+	n := 0
+	for k := 1; per[k] >= len(names) && len(names) > 0; k++ {
+		n = k
+	}
+	return n
+}
+
+// writeRounds opens the Conclusion of a conclusive run: whether it is
+// conclusive, after how many rounds and how long, or what is still
+// undecided and its interval; then every comparison's decision. A run whose
+// comparisons are all decided concludes something even when no difference
+// is significant ("no difference within 5 %" is an answer).
+func writeRounds(w io.Writer, r *Run, c *Conclusion) {
+	rec := roundsOf(r)
+	if rec == nil {
+		return
+	}
+	took := (time.Duration(rec.WallSeconds) * time.Second).Round(time.Second)
+	var open []string
+	for _, d := range rec.Decisions {
+		if d.Outcome == OutcomeUndecided {
+			open = append(open, fmt.Sprintf("%s still undecided, CI %s", d.Label, d.CIText()))
+		}
+	}
+	stillOpen := strings.Join(open, "; ")
+	switch {
+	case len(rec.Decisions) == 0:
+		fmt.Fprintf(w, "**Rounds: nothing to decide** after %d round%s, %s: no pair of cells measured in the same rounds.\n\n", rec.Rounds, pl(rec.Rounds), took)
+	case Decided(rec.Decisions):
+		fmt.Fprintf(w, "**Conclusive after %d round%s, %s**: every comparison is decided.\n\n", rec.Rounds, pl(rec.Rounds), took)
+	case rec.Stopped == StoppedBudget:
+		fmt.Fprintf(w, "**Budget spent** (%s of %s, %d round%s): %s.\n\n", took, time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second), rec.Rounds, pl(rec.Rounds), stillOpen)
+	case rec.Stopped == StoppedMaxRepeats:
+		fmt.Fprintf(w, "**Budget spent** (max_repeats: %d rounds, %s): %s.\n\n", rec.Rounds, took, stillOpen)
+	case rec.Stopped == StoppedShard:
+		fmt.Fprintf(w, "**Not conclusive: a sharded run** (shards run the minimum %d round%s; only a whole run adds rounds): %s.\n\n", rec.MinRounds, pl(rec.MinRounds), stillOpen)
+	default:
+		fmt.Fprintf(w, "**Not conclusive: the run %s** after %d round%s, %s: %s.\n\n", map[string]string{StoppedInterrupted: "was interrupted", StoppedFailed: "failed"}[rec.Stopped], rec.Rounds, pl(rec.Rounds), took, stillOpen)
+	}
+	for _, d := range rec.Decisions {
+		g := ""
+		if d.Expectation != "" {
+			g = fmt.Sprintf(" (of `%s`", d.Expectation)
+			if d.Group != "" {
+				g += " at " + d.Group
+			}
+			g += fmt.Sprintf(", at %.3g)", d.Alpha)
+		}
+		fmt.Fprintf(w, "- %s%s: %s\n", d.Label, g, decisionText(d, rec.Precision))
+	}
+	fmt.Fprintf(w, "\nRounds are added until each comparison is decided: significant, or its interval within %g%% of no difference (%.3f–%.3f); "+
+		"the decision is a %s, so looking after every round keeps its 95%% level; at least %d, at most %d rounds",
+		rec.Precision*100, 1/(1+rec.Precision), 1+rec.Precision, RoundsMethod, rec.MinRounds, rec.MaxRounds)
+	if rec.BudgetSeconds > 0 {
+		fmt.Fprintf(w, ", budget %s", time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second))
+	}
+	fmt.Fprintf(w, ".\n\n")
+	if Decided(rec.Decisions) && c.Nothing {
+		c.Nothing = false
+	}
+	c.Warnings = append(c.Warnings, "rounds were added until the answer was sure: the p-values and intervals of the ratio lines and of the expectations are those of a fixed number of rounds, which looking after every round makes too optimistic; quote the rounds' decisions at the top of the Conclusion")
+}
+
+// decisionText is "**1.85x**, faster (95% CI 1.62–2.10, 7 rounds)".
+func decisionText(d RoundDecision, precision float64) string {
+	what := map[string]string{
+		OutcomeFaster:     "higher, significant",
+		OutcomeSlower:     "lower, significant",
+		OutcomeEquivalent: fmt.Sprintf("no difference within %g%%", precision*100),
+		OutcomeUndecided:  "undecided",
+	}[d.Outcome]
+	if d.Expectation != "" {
+		switch d.Outcome {
+		case OutcomeFaster:
+			what = "holds, significant"
+		case OutcomeSlower:
+			what = "broken, significant"
+		}
+	}
+	if d.Within && d.Outcome != OutcomeEquivalent {
+		what += fmt.Sprintf(", and within %g%%", precision*100)
+	}
+	return fmt.Sprintf("**%.2fx**, %s (95%% CI %s, %d round%s)", d.Ratio, what, d.CIText(), d.Pairs, pl(d.Pairs))
+}

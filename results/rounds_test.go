@@ -1,0 +1,145 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"benchmatrix/experiment"
+)
+
+// conclusiveFlush is flushRun with until = "conclusive" in its manifest and
+// plan, so that the rounds record's whole rounds can be counted.
+func conclusiveFlush(tps map[string][]float64) *Run {
+	r := flushRun(`"b1e1 < b0e1 < b0e0"`, tps)
+	r.Manifest = strings.Replace(r.Manifest, "[experiment]\n", "[experiment]\nuntil = \"conclusive\"\n", 1)
+	for _, c := range r.Cells {
+		r.Plan = append(r.Plan, experiment.Cell{Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+	}
+	return r
+}
+
+var flushSpec = RoundsSpec{MinRounds: 3, MaxRounds: 12, Precision: 0.05}
+
+func TestDecideRounds(t *testing.T) {
+	t.Parallel()
+	// Seven rounds of a clear ordering: every comparison decided, the
+	// expectation's two steps each at 2.5 %.
+	r := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990},
+		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
+	})
+	ds, err := DecideRounds(r, flushSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 4 || !Decided(ds) {
+		t.Fatalf("decisions: %+v", ds)
+	}
+	want := []struct {
+		label, outcome string
+		alpha          float64
+	}{{"b0e1 vs b1e1", OutcomeFaster, 0.05}, {"b0e0 vs b1e1", OutcomeFaster, 0.05}, {"b0e1 > b1e1", OutcomeFaster, 0.025}, {"b0e0 > b0e1", OutcomeFaster, 0.025}}
+	for i, w := range want {
+		if ds[i].Label != w.label || ds[i].Outcome != w.outcome || ds[i].Alpha != w.alpha || ds[i].Pairs != 7 {
+			t.Errorf("decision %d: %+v, want %+v", i, ds[i], w)
+		}
+	}
+	// The ratio is the Conclusion's: one estimate per comparison.
+	c := Conclude(r)
+	if ds[0].Ratio != c.Ratios[0].Ratio.Ratio {
+		t.Errorf("rounds say %.4f, the Conclusion %.4f", ds[0].Ratio, c.Ratios[0].Ratio.Ratio)
+	}
+	// Six rounds are too few for any decision at 5 % with these looks.
+	six := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050},
+		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800},
+	})
+	ds, _ = DecideRounds(six, flushSpec)
+	for _, d := range ds {
+		if d.Outcome != OutcomeUndecided || d.CILo != 0 || d.CIHi != 0 {
+			t.Errorf("six rounds: %+v", d)
+		}
+	}
+	// A broken step of the expectation is decided as such.
+	broken := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990},
+		"b0e1": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
+		"b0e0": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
+	})
+	ds, _ = DecideRounds(broken, flushSpec)
+	if ds[3].Label != "b0e0 > b0e1" || ds[3].Outcome != OutcomeSlower {
+		t.Errorf("broken step: %+v", ds[3])
+	}
+	var b bytes.Buffer
+	broken.Rounds, _ = NewRoundsRecord(broken, flushSpec, StoppedDecided, 0)
+	WriteConclusion(&b, broken)
+	if !strings.Contains(b.String(), "- b0e0 > b0e1 (of `b1e1 < b0e1 < b0e0`, at 0.025): **0.45x**, broken, significant") {
+		t.Errorf("conclusion:\n%s", b.String())
+	}
+}
+
+func TestRoundsConclusionSentences(t *testing.T) {
+	t.Parallel()
+	tps := map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990, 1000},
+		"b0e1": {1300, 800, 1200, 850, 1150, 900, 1250, 880},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550, 4600},
+	}
+	cases := []struct {
+		stopped string
+		budget  float64
+		want    string
+	}{
+		{StoppedBudget, 600, "**Budget spent** (2m0s of 10m0s, 8 rounds): b0e1 vs b1e1 still undecided, CI "},
+		{StoppedMaxRepeats, 0, "**Budget spent** (max_repeats: 8 rounds, 2m0s): b0e1 vs b1e1 still undecided, CI "},
+		{StoppedInterrupted, 0, "**Not conclusive: the run was interrupted** after 8 rounds, 2m0s: b0e1 vs b1e1 still undecided"},
+	}
+	for _, c := range cases {
+		r := conclusiveFlush(tps)
+		spec := flushSpec
+		spec.BudgetSeconds = c.budget
+		rec, err := NewRoundsRecord(r, spec, c.stopped, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.WallSeconds = 120
+		r.Rounds = rec
+		var b bytes.Buffer
+		WriteConclusion(&b, r)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: want %q in\n%s", c.stopped, c.want, b.String())
+		}
+		// run.json takes the record: no NaN or Inf for an open side.
+		if _, err := json.Marshal(rec); err != nil {
+			t.Errorf("%s: %v", c.stopped, err)
+		}
+	}
+	// A run of fixed repeats has no rounds sentence.
+	r := flushRun(`"b1e1 < b0e1 < b0e0"`, tps)
+	var b bytes.Buffer
+	WriteConclusion(&b, r)
+	if strings.Contains(b.String(), "Rounds are added") || strings.Contains(b.String(), "onclusive after") {
+		t.Errorf("fixed repeats:\n%s", b.String())
+	}
+}
+
+// A merged run of shards of a conclusive manifest: the decisions over the
+// rounds the shards ran, saying why no round was added.
+func TestRoundsMergedShards(t *testing.T) {
+	t.Parallel()
+	r := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950},
+		"b0e1": {2010, 2190, 1930},
+		"b0e0": {4500, 4700, 4400},
+	})
+	r.Shard = &ShardRecord{N: 2} // merged: no rounds record (mergeRuns drops shard 1's)
+	var b bytes.Buffer
+	WriteConclusion(&b, r)
+	if !strings.Contains(b.String(), "**Not conclusive: a sharded run** (shards run the minimum 3 rounds") {
+		t.Errorf("merged shards:\n%s", b.String())
+	}
+}

@@ -1,0 +1,294 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
+	"benchmatrix/experiment"
+	"benchmatrix/oltp"
+	"benchmatrix/results"
+)
+
+// until = "conclusive" on fakes: the loop's stops (decided, max_repeats,
+// budget, shard), resume mid-way; and on a real sandbox: a 1-thread load
+// against the same load held to 100 tps is decided after the first
+// decisive round, with the record and the Conclusion's sentence.
+
+const roundsHead = `
+[experiment]
+duration = "1s"
+warmup = "0s"
+observe = false
+baseline = "a"
+until = "conclusive"
+`
+
+// levelWorkload reports tps of level(threads) times a random factor
+// exp(noise·N(0,1)), after sleeping pause.
+type levelWorkload struct {
+	fakeWorkload
+	mu    sync.Mutex
+	rng   *rand.Rand
+	noise float64
+	level func(o oltp.Options) float64
+	pause time.Duration
+}
+
+func (w *levelWorkload) Run(ctx context.Context, _ *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
+	time.Sleep(w.pause)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	f := math.Exp(w.noise * w.rng.NormFloat64())
+	w.mu.Unlock()
+	ev := int64(w.level(o) * f * o.Time.Seconds())
+	report(oltp.Interval{Phase: oltp.PhaseRun, End: o.Time, Threads: o.Threads, Events: ev, Writes: ev})
+	return &oltp.Result{Options: o, Elapsed: o.Time, Events: ev, Writes: ev}, nil
+}
+
+func roundsRig(noise float64, pause time.Duration, seed uint64) (*fakeRig, *levelWorkload) {
+	rig := newFakeRig()
+	wl := &levelWorkload{rng: rand.New(rand.NewPCG(seed, 1)), noise: noise, pause: pause,
+		level: func(o oltp.Options) float64 { return 1000 * float64(o.Threads) }}
+	rig.cfg.Workload = wl
+	return rig, wl
+}
+
+const twoScenarios = "[workload]\nname = \"oltp_point_select\"\ntable_size = 1000\n[scenarios]\na = { threads = 1 }\nb = { threads = 2 }\n"
+const sameScenarios = "[workload]\nname = \"oltp_point_select\"\ntable_size = 1000\n[scenarios]\na = { sync_binlog = 0 }\nb = { sync_binlog = 0 }\n"
+
+func runRoundsFake(t *testing.T, rig *fakeRig, src string, f experiment.Flags) (*results.Run, error) {
+	t.Helper()
+	f.Flavor = catalog.MariaDB
+	return Run(context.Background(), planWith(t, src, f), rig.cfg)
+}
+
+func checkKeys(t *testing.T, run *results.Run) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, c := range run.Cells {
+		k := results.RunKey(c.Name, c.Repeat)
+		if seen[k] {
+			t.Errorf("%s ran twice", k)
+		}
+		seen[k] = true
+	}
+	if len(run.Plan) != len(run.Cells) {
+		t.Errorf("run.json plan has %d cell runs, %d ran", len(run.Plan), len(run.Cells))
+	}
+}
+
+func TestRoundsUntilDecided(t *testing.T) {
+	t.Parallel()
+	rig, _ := roundsRig(0.05, 0, 1)
+	run, err := runRoundsFake(t, rig, roundsHead+twoScenarios, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run.Rounds
+	if rec == nil {
+		t.Fatal("no rounds record")
+	}
+	// 2x in every round: the sign test can first decide at 7 pairs.
+	if rec.Stopped != results.StoppedDecided || rec.Rounds != 7 || len(run.Cells) != 14 {
+		t.Fatalf("stopped %s after %d rounds, %d cells", rec.Stopped, rec.Rounds, len(run.Cells))
+	}
+	checkKeys(t, run)
+	d := rec.Decisions
+	if len(d) != 1 || d[0].Outcome != results.OutcomeFaster || d[0].X != "b" || d[0].Y != "a" || d[0].CILo <= 1 {
+		t.Fatalf("decisions %+v", d)
+	}
+	var sum strings.Builder
+	results.WriteConclusion(&sum, run)
+	if !strings.Contains(sum.String(), "**Conclusive after 7 rounds") || strings.Contains(sum.String(), "Nothing can be concluded") {
+		t.Errorf("conclusion:\n%s", sum.String())
+	}
+}
+
+func TestRoundsAAStopsUndecidedOrEquivalent(t *testing.T) {
+	t.Parallel()
+	// 30 % noise: no decision within 5 rounds.
+	rig, _ := roundsRig(0.3, 0, 2)
+	run, err := runRoundsFake(t, rig, roundsHead+"max_repeats = 5\n"+sameScenarios, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := run.Rounds; rec.Stopped != results.StoppedMaxRepeats || rec.Rounds != 5 || rec.Decisions[0].Outcome != results.OutcomeUndecided {
+		t.Fatalf("A/A, 30%% noise: %+v", rec)
+	}
+	var sum strings.Builder
+	results.WriteConclusion(&sum, run)
+	if !strings.Contains(sum.String(), "**Budget spent** (max_repeats: 5 rounds") || !strings.Contains(sum.String(), "b vs a still undecided, CI ") {
+		t.Errorf("conclusion:\n%s", sum.String())
+	}
+	// 1 % noise: equivalent within 5 % once the interval can be bounded.
+	rig, _ = roundsRig(0.01, 0, 3)
+	run, err = runRoundsFake(t, rig, roundsHead+sameScenarios, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rec.Decisions[0].Outcome != results.OutcomeEquivalent {
+		t.Fatalf("A/A, 1%% noise: %+v", rec)
+	}
+}
+
+func TestRoundsBudget(t *testing.T) {
+	t.Parallel()
+	// Every cell takes at least 50 ms: a 1 s budget stops an undecided
+	// run before max_repeats (12), after the minimum.
+	rig, _ := roundsRig(0.3, 50*time.Millisecond, 4)
+	b := time.Second
+	run, err := runRoundsFake(t, rig, roundsHead+sameScenarios, experiment.Flags{Budget: &b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run.Rounds
+	if rec.Stopped != results.StoppedBudget || rec.Rounds < 3 || rec.Rounds >= 12 || rec.BudgetSeconds != 1 {
+		t.Fatalf("budget: %+v", rec)
+	}
+	// No round was started that the average round says ends past it.
+	if rec.WallSeconds > b.Seconds()*float64(rec.Rounds+1)/float64(rec.Rounds) {
+		t.Errorf("%d rounds took %.2f s, beyond the 1 s budget by more than a round", rec.Rounds, rec.WallSeconds)
+	}
+}
+
+func TestRoundsShardRunsMinimum(t *testing.T) {
+	t.Parallel()
+	rig, _ := roundsRig(0.05, 0, 5)
+	rig.cfg.Shard = &results.ShardRecord{K: 1, N: 1}
+	run, err := runRoundsFake(t, rig, roundsHead+twoScenarios, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := run.Rounds; rec.Stopped != results.StoppedShard || rec.Rounds != 3 || len(run.Cells) != 6 {
+		t.Fatalf("shard: %+v, %d cells", rec, len(run.Cells))
+	}
+}
+
+// cancelSink cancels the run once n cells are in.
+type cancelSink struct {
+	*memSink
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s cancelSink) AppendCell(c *results.Cell) error {
+	err := s.memSink.AppendCell(c)
+	if len(s.cells) >= s.n {
+		s.cancel()
+	}
+	return err
+}
+
+func TestRoundsResume(t *testing.T) {
+	t.Parallel()
+	// Interrupted inside round 4 (7 cells), and between rounds 4 and 5 (8).
+	for _, n := range []int{7, 8} {
+		rig, _ := roundsRig(0.05, 0, 6)
+		plan := planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB})
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg := rig.cfg
+		cfg.Sink = cancelSink{memSink: rig.sink, n: n, cancel: cancel}
+		stored, err := Run(ctx, plan, cfg)
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%d cells: first run: %v", n, err)
+		}
+		if stored.Rounds == nil || stored.Rounds.Stopped != results.StoppedInterrupted || len(stored.Cells) != n {
+			t.Fatalf("%d cells: stored %+v, %d cells", n, stored.Rounds, len(stored.Cells))
+		}
+		firstStarted := stored.Cells[0].Started
+		fresh := planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB})
+		rig2, _ := roundsRig(0.05, 0, 7)
+		rig2.cfg.Resume = stored
+		run, err := Run(context.Background(), fresh, rig2.cfg)
+		if err != nil {
+			t.Fatalf("%d cells: resume: %v", n, err)
+		}
+		if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rec.Rounds != 7 || len(run.Cells) != 14 {
+			t.Fatalf("%d cells: resumed run stopped %s after %d rounds, %d cells", n, rec.Stopped, rec.Rounds, len(run.Cells))
+		}
+		if len(rig2.sink.cells) != 14-n {
+			t.Errorf("%d cells: the resume ran %d cells, want %d", n, len(rig2.sink.cells), 14-n)
+		}
+		if !run.Cells[0].Started.Equal(firstStarted) {
+			t.Errorf("%d cells: the first cell was run again", n)
+		}
+		checkKeys(t, run)
+		// Resuming the finished run runs nothing and keeps its record.
+		rig3, _ := roundsRig(0.05, 0, 8)
+		rig3.cfg.Resume = run
+		again, err := Run(context.Background(), planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB}), rig3.cfg)
+		if err != nil || len(rig3.sink.cells) != 0 || again.Rounds == nil || again.Rounds.Rounds != 7 {
+			t.Errorf("%d cells: resuming the finished run: %v, ran %d cells, rounds %+v", n, err, len(rig3.sink.cells), again.Rounds)
+		}
+	}
+}
+
+// On a real sandbox: oltp_point_select on one thread against the same held
+// to 100 tps (rate): slower in every round, decided at the first decisive
+// look (7 rounds); results directory, run.json and summary.md say so.
+func TestRoundsOnSandbox(t *testing.T) {
+	needServer(t)
+	src := roundsHead + `
+[server.config]
+innodb_buffer_pool_size = "64M"
+[workload]
+name = "oltp_point_select"
+tables = 1
+table_size = 1000
+threads = 1
+[scenarios]
+a = { rate = 0 }
+b = { rate = 100 }
+`
+	dir := filepath.Join(t.TempDir(), "out")
+	m, err := experiment.Parse("rounds.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := experiment.Resolve(m, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := Run(context.Background(), plan, Config{OutDir: dir, Start: sandboxStart, Log: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run.Rounds
+	if rec == nil || rec.Stopped != results.StoppedDecided || rec.Rounds != 7 {
+		t.Fatalf("rounds: %+v", rec)
+	}
+	if d := rec.Decisions[0]; d.Outcome != results.OutcomeSlower || d.CIHi >= 1 || d.CIHi == 0 {
+		t.Errorf("b vs a: %+v", d)
+	}
+	stored, err := results.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Rounds == nil || stored.Rounds.Rounds != 7 || len(stored.Plan) != 14 || len(stored.Cells) != 14 {
+		t.Fatalf("run.json: rounds %+v, %d planned, %d cells", stored.Rounds, len(stored.Plan), len(stored.Cells))
+	}
+	if rows := readCSV(t, filepath.Join(dir, results.CellsFile)); len(rows) != 15 {
+		t.Errorf("cells.csv has %d rows, want header + 14", len(rows))
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "**Conclusive after 7 rounds") || !strings.Contains(string(sum), "b vs a: **0.") {
+		t.Errorf("summary.md:\n%s", sum)
+	}
+}
