@@ -131,6 +131,7 @@ func Conclude(r *Run) *Conclusion {
 		}
 	}
 	c.Expectations = checkExpectations(r, br)
+	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
 		if e.Status == ExpectHeld {

@@ -143,3 +143,40 @@ func TestRoundsMergedShards(t *testing.T) {
 		t.Errorf("merged shards:\n%s", b.String())
 	}
 }
+
+// In a conclusive run the expectations, and so run --check, follow the
+// rounds' sequential decisions: six rounds of a clear ordering hold by the
+// fixed-rounds signed-rank test (p=0.031) but no look of the sequential
+// test can decide them yet, so the expectation is not shown; seven rounds
+// with a step the other way break it, and --check fails.
+func TestExpectationsFollowTheRounds(t *testing.T) {
+	t.Parallel()
+	six := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050},
+		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800},
+	})
+	if got := Conclude(six).Expectations[0].Status; got != ExpectHeld {
+		t.Fatalf("without a rounds record the fixed-rounds test says %s, want held (the case is meant to differ)", got)
+	}
+	six.Rounds, _ = NewRoundsRecord(six, flushSpec, StoppedBudget, 0)
+	e := Conclude(six).Expectations[0]
+	if e.Status != ExpectNotShown || !strings.Contains(e.Detail, "sequential test over 6 rounds") {
+		t.Errorf("six undecided rounds: %+v, want not shown", e)
+	}
+	if err := CheckExpectations(six); err != nil {
+		t.Errorf("--check on undecided rounds: %v", err)
+	}
+	broken := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990},
+		"b0e1": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
+		"b0e0": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
+	})
+	broken.Rounds, _ = NewRoundsRecord(broken, flushSpec, StoppedDecided, 0)
+	if e := Conclude(broken).Expectations[0]; e.Status != ExpectBroken {
+		t.Errorf("a step decided the other way: %+v, want broken", e)
+	}
+	if CheckExpectations(broken) == nil {
+		t.Error("--check passed an expectation the rounds broke")
+	}
+}
