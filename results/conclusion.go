@@ -130,6 +130,7 @@ func Conclude(r *Run) *Conclusion {
 			}
 		}
 	}
+	roundsIntervals(c.Ratios, roundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = checkExpectations(r, br)
 	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
 	held := 0
@@ -403,10 +404,19 @@ func WriteConclusion(w io.Writer, r *Run) {
 	if c.Nothing {
 		fmt.Fprintf(w, "**Nothing can be concluded from this run:** %s.\n\n", c.NothingWhy)
 	}
-	for _, l := range c.Ratios {
-		fmt.Fprintf(w, "- %s\n", ratioSentence(l))
+	// A conclusive run's decisions above give each ratio with the interval
+	// valid under its repeated looks; the fixed-rounds lines would repeat
+	// them with another interval.
+	decided := false
+	if rec := roundsOf(r); rec != nil && len(rec.Decisions) > 0 {
+		decided = true
 	}
-	if len(c.Ratios) > 0 {
+	for _, l := range c.Ratios {
+		if !decided {
+			fmt.Fprintf(w, "- %s\n", ratioSentence(l))
+		}
+	}
+	if len(c.Ratios) > 0 && !decided {
 		fmt.Fprintf(w, "\nThe ratio is the Hodges-Lehmann estimate over the per-round tps ratios of the paired rounds (each round runs every cell once); "+
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
 			MinRoundsForRatioCI())

@@ -347,3 +347,26 @@ func decideExpectations(es []ExpectResult, rec *RoundsRecord) {
 		e.Detail += fmt.Sprintf("; decided by the rounds' sequential test over %d round%s", rec.Rounds, pl(rec.Rounds))
 	}
 }
+
+// roundsIntervals gives each scenario-vs-baseline ratio of a conclusive run
+// the rounds' interval (the confidence sequence, valid however often the
+// run looked) in place of the fixed-rounds one, so that the Conclusion, the
+// Results table, the pivot and the plots show one ratio with one interval.
+// A side the looks have not bounded yet leaves the ratio without one.
+func roundsIntervals(ls []RatioLine, rec *RoundsRecord) {
+	if rec == nil {
+		return
+	}
+	for i := range ls {
+		l := &ls[i]
+		for _, d := range rec.Decisions {
+			if d.Expectation != "" || d.X != l.Cell || d.Y != l.Baseline {
+				continue
+			}
+			l.Ratio.Lo, l.Ratio.Hi, l.Ratio.CIOK, l.Ratio.Coverage = math.NaN(), math.NaN(), false, 0
+			if d.CILo > 0 && d.CIHi > 0 {
+				l.Ratio.Lo, l.Ratio.Hi, l.Ratio.CIOK, l.Ratio.Coverage = d.CILo, d.CIHi, true, 1-d.Alpha
+			}
+		}
+	}
+}

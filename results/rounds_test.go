@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -178,5 +179,41 @@ func TestExpectationsFollowTheRounds(t *testing.T) {
 	}
 	if CheckExpectations(broken) == nil {
 		t.Error("--check passed an expectation the rounds broke")
+	}
+}
+
+// One ratio, one interval: in a conclusive run the Results table shows the
+// rounds' interval (the confidence sequence), and the Conclusion does not
+// repeat the ratio with the fixed-rounds interval.
+func TestConclusiveRunShowsOneInterval(t *testing.T) {
+	t.Parallel()
+	r := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990},
+		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
+	})
+	r.Rounds, _ = NewRoundsRecord(r, flushSpec, StoppedDecided, 0)
+	d := r.Rounds.Decisions[0]
+	if d.Label != "b0e1 vs b1e1" || d.CILo == 0 || d.CIHi == 0 {
+		t.Fatalf("decision: %+v", d)
+	}
+	want := fmt.Sprintf("%.2fx (%.2f-%.2f)", d.Ratio, d.CILo, d.CIHi)
+	_, rows := ComparisonRows(r)
+	found := false
+	for _, row := range rows {
+		if row[0] == "b0e1" {
+			found = true
+			if got := row[len(row)-1]; got != want {
+				t.Errorf("table: %q, want the rounds' %q", got, want)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no b0e1 row")
+	}
+	var b bytes.Buffer
+	WriteConclusion(&b, r)
+	if strings.Contains(b.String(), "better in 7 of 7 rounds") {
+		t.Errorf("the Conclusion repeats the ratio with the fixed-rounds interval:\n%s", b.String())
 	}
 }
