@@ -42,7 +42,7 @@ func tourLines(t *testing.T) []string {
 
 // quick is what the test adds to each run of the tour, so that it takes
 // seconds: the same cells, the same server, shorter windows.
-const quick = " --duration 2s --warmup 1s"
+const quick = " --duration 2s --warmup 1s --max-repeats 3"
 
 // TestTourRuns runs the README's tour as written, in a scratch directory
 // holding bin/benchmatrix (built from this tree) and manifests/, with the
@@ -110,11 +110,11 @@ func checkTourOutput(t *testing.T, line, out string) {
 	var wants []string
 	switch {
 	case strings.HasPrefix(line, "bin/benchmatrix plan "):
-		wants = []string{"3 cell run(s)", "b1e1", "b0e1", "b0e0", "start+reload+set"}
+		wants = []string{"9 cell run(s)", "until conclusive", "b1e1", "b0e1", "b0e0", "start+reload+set"}
 	case strings.HasPrefix(line, "bin/benchmatrix run "):
 		wants = []string{"tps vs b1e1", "results: runs/"}
 	case strings.HasPrefix(line, "sed "):
-		wants = []string{"## Conclusion", "b1e1 < b0e1 < b0e0", "What undermines it"}
+		wants = []string{"## Conclusion", "3 rounds", "b1e1 < b0e1 < b0e0", "What undermines it"}
 	case strings.HasPrefix(line, "bin/benchmatrix compare "):
 		wants = []string{"b1e1", "b0e1", "b0e0", "tps", "No regressions", "too few repeats to detect a change"}
 	}
