@@ -120,7 +120,8 @@ func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *resu
 // prepareCell restarts the server if the cell's startup options (or a
 // cold start) ask for it, loads or restores the data, and applies the
 // cell's dynamic variables.
-func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
+	c, res := cr.c, cr.res
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return err
 	}
@@ -138,10 +139,10 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	if err := r.configure(ctx, c, res); err != nil {
 		return err
 	}
-	if err := r.ensureData(ctx, c.Workload, res); err != nil {
+	if err := r.ensureData(ctx, cr, c.Workload); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if res.Data != "restored" && res.Data != "cached" { // cached: datacache.go
+	if res.Data != "restored" && res.Data != "cached" { // cached: a dataHook's restore (datacache.go)
 		return nil
 	}
 	return r.configure(ctx, c, res)
@@ -412,8 +413,10 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 const SnapshotMinRows = 100000
 
 // ensureData loads the cell's data unless the same shape is loaded and
-// untouched; a saved snapshot of the shape is restored instead of loading.
-func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Cell) error {
+// untouched; a saved snapshot of the shape is restored instead of loading,
+// or else a hook's copy (dataHook: the data cache).
+func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) error {
+	res := cr.res
 	key := oltp.DataShape(o)
 	if key == r.loaded {
 		res.Data = "reused"
@@ -433,8 +436,12 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		r.setLoaded(key, o)
 		return nil
 	}
-	if done, err := r.restoreCached(ctx, key, o, res); done || err != nil { // datacache.go
-		return err
+	for _, h := range cr.hooks {
+		if d, ok := h.(dataHook); ok {
+			if done, err := d.restore(ctx, cr, key, o); done || err != nil {
+				return err
+			}
+		}
 	}
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
@@ -464,7 +471,11 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		r.storeCached(ctx, key, o, res) // datacache.go
+		for _, h := range cr.hooks {
+			if d, ok := h.(dataHook); ok {
+				d.snapshotted(ctx, cr, key, o)
+			}
+		}
 	}
 	return nil
 }

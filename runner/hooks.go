@@ -3,9 +3,7 @@ package runner
 import (
 	"context"
 
-	"benchmatrix/experiment"
 	"benchmatrix/oltp"
-	"benchmatrix/results"
 )
 
 // hook is one feature's part in one cell's lifecycle (lifecycle.go). A
@@ -20,6 +18,15 @@ type hook interface {
 // startHook runs in the start/verify phase, once the server is up.
 type startHook interface {
 	start(ctx context.Context, cr *cellRun) error
+}
+
+// dataHook takes part in the load phase: restore offers the cell's data
+// shape (key) from elsewhere than a load, reporting whether it did; after a
+// load, snapshotted hears that the provider saved the loaded data as a
+// snapshot.
+type dataHook interface {
+	restore(ctx context.Context, cr *cellRun, key string, o oltp.Options) (bool, error)
+	snapshotted(ctx context.Context, cr *cellRun, key string, o oltp.Options)
 }
 
 // afterLoadHook runs once the cell's data is in place: checks that need
@@ -65,9 +72,10 @@ type collectHook interface {
 // order their hooks run: the one place they are assembled. The order
 // matters where one feature reads another's record: injection collects
 // its onsets before observation matches them to the stalls it found.
-func (r *Runner) cellHooks(c *experiment.Cell, res *results.Cell) []hook {
+func cellHooks() []hook {
 	return []hook{
 		&topologyHook{},      // topology.go, through its adapter
+		cacheHook{},          // datacache.go
 		&injectHook{},        // inject.go
 		&watchHook{},         // observe.go: sampler, stalls, growth, waits, nodes, events, user metrics
 		&profileHook{},       // profile.go

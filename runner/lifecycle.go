@@ -173,7 +173,7 @@ type cellRun struct {
 func (r *Runner) newCellRun(ctx context.Context, c *experiment.Cell, res *results.Cell) *cellRun {
 	cr := &cellRun{r: r, c: c, res: res}
 	cr.ctx, cr.cancel = context.WithCancelCause(ctx)
-	cr.hooks = r.cellHooks(c, res) // hooks.go
+	cr.hooks = cellHooks() // hooks.go
 	return cr
 }
 
@@ -525,7 +525,7 @@ func (cr *cellRun) run() error {
 		defer func() { res.ServerLogLines = lr.LogFrom(off) }()
 	}
 	cr.startWatchdog()
-	if err := cr.in(PhaseLoad, func(ctx context.Context) error { return r.prepareCell(ctx, c, res) }); err != nil {
+	if err := cr.in(PhaseLoad, func(ctx context.Context) error { return r.prepareCell(ctx, cr) }); err != nil {
 		return err
 	}
 	err = cr.in(PhaseAfterLoad, func(ctx context.Context) error {
