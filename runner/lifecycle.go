@@ -248,6 +248,14 @@ func (cr *cellRun) startWatchdog() {
 	if r.srv == nil {
 		return
 	}
+	for _, ev := range r.m.Events {
+		if ev.Node == 1 && r.cluster() != nil { // topology.go
+			// The manifest freezes or cuts off node 1 (the one pinged) on
+			// purpose: its silence is the experiment, bounded by the
+			// engine's grace, not a fault.
+			return
+		}
+	}
 	cr.dog = r.openDB("")
 	cr.dog.SetMaxOpenConns(1)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(cr.ctx))
@@ -506,6 +514,9 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 // run is the phases in order; it returns the first phase's error.
 func (cr *cellRun) run() error {
 	r, c, res := cr.r, cr.c, cr.res
+	if r.srv != nil && c.Image == r.image && !r.topologyChanged(c) { // topology.go
+		cr.startWatchdog() // the running server is the cell's: watched from the start
+	}
 	err := cr.in(PhaseStart, func(ctx context.Context) error {
 		if err := r.ensureServer(ctx, c, res); err != nil {
 			return err
@@ -524,7 +535,9 @@ func (cr *cellRun) run() error {
 		off := lr.LogOffset()
 		defer func() { res.ServerLogLines = lr.LogFrom(off) }()
 	}
-	cr.startWatchdog()
+	if cr.dog == nil {
+		cr.startWatchdog()
+	}
 	if err := cr.in(PhaseLoad, func(ctx context.Context) error { return r.prepareCell(ctx, cr) }); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -206,5 +207,56 @@ sql = "LOCK TABLES sbtest.sbtest1 WRITE"
 	if c.Status != results.CellFailed || !strings.Contains(c.Error, "[inject]") || !strings.Contains(c.Error, "sbtest2") ||
 		!strings.Contains(c.Error, "Error 1146") || strings.Contains(c.Error, want) {
 		t.Fatalf("cell: %s %q, want failed with the server's error 1146 naming sbtest2", c.Status, c.Error)
+	}
+}
+
+// Each phase's deadline follows from the plan: the load from its rows,
+// the measure from the warm-up, the duration and the grace.
+func TestPhaseDeadlines(t *testing.T) {
+	t.Parallel()
+	r := &Runner{cfg: Config{Grace: 7 * time.Second}}
+	cell := func(tables, size int, warm, dur time.Duration) *experiment.Cell {
+		c := &experiment.Cell{}
+		c.Workload.Tables, c.Workload.TableSize, c.Workload.Warmup, c.Workload.Time = tables, size, warm, dur
+		c.Policy.DrainCap = 30 * time.Second
+		return c
+	}
+	small, big := cell(1, 10000, 5*time.Second, 30*time.Second), cell(4, 50_000_000, 0, time.Minute)
+	auto := cell(1, 10000, 0, 30*time.Second)
+	auto.Policy.WarmupAuto, auto.Policy.WarmupCap = true, 2*time.Minute
+	events := cell(1, 10000, 0, 0)
+	events.Workload.Events = 1000
+	for _, tc := range []struct {
+		name string
+		c    *experiment.Cell
+		p    Phase
+		want time.Duration
+	}{
+		{"a small load: the floor", small, PhaseLoad, loadFloor},
+		{"a large load: its rows at the slowest rate", big, PhaseLoad, 200_000_000 / loadRowsPerSecond * time.Second},
+		{"prewarm as a load", big, PhasePrewarm, 200_000_000 / loadRowsPerSecond * time.Second},
+		{"drain: its cap and the settle bound", small, PhaseDrain, 30*time.Second + settleTimeout},
+		{"measure: warm-up, duration, grace, margin", small, PhaseMeasure, 5*time.Second + 30*time.Second + 7*time.Second + measureMargin},
+		{"automatic warm-up: its cap", auto, PhaseWarmup, 2*time.Minute + 30*time.Second + 7*time.Second + measureMargin},
+		{"a run bounded by events: the watchdog only", events, PhaseMeasure, 0},
+		{"collect: the settle bound", small, PhaseCollect, settleTimeout},
+		{"start", small, PhaseStart, startDeadline},
+		{"between cells", small, PhaseBetween, fixedDeadline},
+	} {
+		if got := r.deadline(tc.c, tc.p); got != tc.want {
+			t.Errorf("%s: deadline(%s) = %s, want %s", tc.name, tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestStoppedErrorText(t *testing.T) {
+	t.Parallel()
+	silent := &StoppedError{Phase: PhaseWarmup, Silent: 5 * time.Second, Err: errors.New("worker 0: invalid connection")}
+	if got, want := silent.Error(), "the server stopped answering in warm-up: no answer for 5.0 s"; got != want {
+		t.Errorf("silent: %q, want %q", got, want)
+	}
+	late := &StoppedError{Phase: PhaseLoad, Deadline: 5 * time.Minute, Err: errors.New("prepare: context deadline exceeded; statement: INSERT")}
+	if got := late.Error(); !strings.Contains(got, "load did not end within its deadline of 5m0s") || !strings.Contains(got, "statement: INSERT") {
+		t.Errorf("late: %q", got)
 	}
 }
