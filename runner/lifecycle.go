@@ -362,12 +362,14 @@ func (cr *cellRun) observe() error {
 	if s := cr.stopped(); s != nil {
 		return s
 	}
-	return cr.each(cr.ctx, func(ctx context.Context, h hook) error {
+	for _, h := range cr.hooks {
 		if o, ok := h.(observeHook); ok {
-			return o.observe(ctx, cr)
+			if err := o.observe(cr.ctx, cr); err != nil {
+				return err
+			}
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // collect is the collect phase: every hook collects, in the list's
@@ -521,12 +523,7 @@ func (cr *cellRun) run() error {
 		if err := r.ensureServer(ctx, c, res); err != nil {
 			return err
 		}
-		return cr.each(ctx, func(ctx context.Context, h hook) error {
-			if s, ok := h.(startHook); ok {
-				return s.start(ctx, cr)
-			}
-			return nil
-		})
+		return cr.hooksOf(ctx, PhaseStart)
 	})
 	if err != nil {
 		return err
@@ -541,39 +538,33 @@ func (cr *cellRun) run() error {
 	if err := cr.in(PhaseLoad, func(ctx context.Context) error { return r.prepareCell(ctx, cr) }); err != nil {
 		return err
 	}
-	err = cr.in(PhaseAfterLoad, func(ctx context.Context) error {
-		return cr.each(ctx, func(ctx context.Context, h hook) error {
-			if a, ok := h.(afterLoadHook); ok {
-				return a.afterLoad(ctx, cr)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return err
-	}
-	err = cr.in(PhaseLimits, func(ctx context.Context) error {
-		return cr.each(ctx, func(ctx context.Context, h hook) error {
-			if l, ok := h.(limitsHook); ok {
-				undo, err := l.limits(ctx, cr)
-				if undo != nil {
-					cr.cleanup = append(cr.cleanup, undo)
-				}
-				return err
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return err
+	for _, p := range []Phase{PhaseAfterLoad, PhaseLimits} {
+		if err := cr.in(p, func(ctx context.Context) error { return cr.hooksOf(ctx, p) }); err != nil {
+			return err
+		}
 	}
 	return cr.measure()
 }
 
-// each calls f for every hook, in the list's order, until one fails.
-func (cr *cellRun) each(ctx context.Context, f func(context.Context, hook) error) error {
+// hooksOf runs the hooks of phase p (start, after-load checks, limits), in
+// the list's order, until one fails.
+func (cr *cellRun) hooksOf(ctx context.Context, p Phase) error {
 	for _, h := range cr.hooks {
-		if err := f(ctx, h); err != nil {
+		var err error
+		if h, ok := h.(startHook); ok && p == PhaseStart {
+			err = h.start(ctx, cr)
+		}
+		if h, ok := h.(afterLoadHook); ok && p == PhaseAfterLoad {
+			err = h.afterLoad(ctx, cr)
+		}
+		if h, ok := h.(limitsHook); ok && p == PhaseLimits {
+			var undo func()
+			undo, err = h.limits(ctx, cr)
+			if undo != nil {
+				cr.cleanup = append(cr.cleanup, undo)
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
