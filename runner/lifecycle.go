@@ -54,6 +54,10 @@ const (
 	// measureMargin is what the measure phase gets past the window and
 	// its grace: the engine's own bounded stop, plus closing connections.
 	measureMargin = 5 * time.Second
+	// connectPerThread is what the engine is given to open and prepare
+	// each worker's connection before its clock starts (1,000 threads took
+	// 2 minutes under the race detector on a shared 2-core machine).
+	connectPerThread = 250 * time.Millisecond
 )
 
 // DefaultUnresponsive is how long the server may leave a ping unanswered
@@ -71,8 +75,10 @@ const pingEvery = 500 * time.Millisecond
 //     snapshot or cache restore is faster than a load);
 //   - prewarm: as a load (it reads what a load wrote);
 //   - drain: the policy's drain cap plus the settle bound;
-//   - warm-up and measure (one engine run): the warm-up (or its cap when
-//     automatic) plus the duration plus the grace plus measureMargin; none
+//   - warm-up and measure (one engine run): connectPerThread per thread
+//     (the workers connect before the engine's clock starts), plus the
+//     warm-up (or its cap when automatic), the duration, the grace and
+//     measureMargin; none
 //     for a run bounded by a number of events or a slap cell (the watchdog
 //     still ends either when the server stops answering);
 //   - collect: the settle bound, two minutes when profiling (perf report);
@@ -95,7 +101,7 @@ func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
 		if c.Policy.WarmupAuto {
 			warm = c.Policy.WarmupCap
 		}
-		return warm + o.Time + r.cfg.Grace + measureMargin
+		return time.Duration(max(o.Threads, 1))*connectPerThread + warm + o.Time + r.cfg.Grace + measureMargin
 	case PhaseCollect:
 		if c.Policy.Profile.On() {
 			return fixedDeadline

@@ -224,6 +224,8 @@ func TestPhaseDeadlines(t *testing.T) {
 	small, big := cell(1, 10000, 5*time.Second, 30*time.Second), cell(4, 50_000_000, 0, time.Minute)
 	auto := cell(1, 10000, 0, 30*time.Second)
 	auto.Policy.WarmupAuto, auto.Policy.WarmupCap = true, 2*time.Minute
+	threads := cell(1, 10000, 0, 30*time.Second)
+	threads.Workload.Threads = 1000
 	events := cell(1, 10000, 0, 0)
 	events.Workload.Events = 1000
 	for _, tc := range []struct {
@@ -236,8 +238,9 @@ func TestPhaseDeadlines(t *testing.T) {
 		{"a large load: its rows at the slowest rate", big, PhaseLoad, 200_000_000 / loadRowsPerSecond * time.Second},
 		{"prewarm as a load", big, PhasePrewarm, 200_000_000 / loadRowsPerSecond * time.Second},
 		{"drain: its cap and the settle bound", small, PhaseDrain, 30*time.Second + settleTimeout},
-		{"measure: warm-up, duration, grace, margin", small, PhaseMeasure, 5*time.Second + 30*time.Second + 7*time.Second + measureMargin},
-		{"automatic warm-up: its cap", auto, PhaseWarmup, 2*time.Minute + 30*time.Second + 7*time.Second + measureMargin},
+		{"measure: connecting, warm-up, duration, grace, margin", small, PhaseMeasure, connectPerThread + 5*time.Second + 30*time.Second + 7*time.Second + measureMargin},
+		{"automatic warm-up: its cap", auto, PhaseWarmup, connectPerThread + 2*time.Minute + 30*time.Second + 7*time.Second + measureMargin},
+		{"many threads: their connecting", threads, PhaseMeasure, 1000*connectPerThread + 30*time.Second + 7*time.Second + measureMargin},
 		{"a run bounded by events: the watchdog only", events, PhaseMeasure, 0},
 		{"collect: the settle bound", small, PhaseCollect, settleTimeout},
 		{"start", small, PhaseStart, startDeadline},
