@@ -107,6 +107,7 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 	}
 	n := len(tps)
 	if n == 0 || !(r.Median > 0) {
+		r.Median = 0 // not NaN: no interval had throughput (a server frozen throughout)
 		r.Text = "no stalls"
 		if n > 0 {
 			r.Text = "no throughput"

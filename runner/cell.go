@@ -69,55 +69,6 @@ func (r *Runner) alive() bool {
 	return true
 }
 
-// runCell takes one cell through configure → prepare → warm up → measure.
-// A failure fails the cell, not the run.
-func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell {
-	res := &results.Cell{Name: c.Name, Index: c.Index, Scenario: c.Scenario, Params: c.Params, Repeat: c.Repeat,
-		Started: time.Now(), Workload: c.Workload}
-	serverBefore := r.serverTime
-	defer func() {
-		res.WallSeconds = time.Since(res.Started).Seconds()
-		res.ServerSeconds = (r.serverTime - serverBefore).Seconds()
-	}()
-	defer func() { res.Change = r.did(c, res) }()
-	defer r.useWorkloadFor(c)() // slap.go: a slap cell runs on Slap
-	err := r.ensureServer(ctx, c, res)
-	if err == nil {
-		err = r.healNodes(ctx, res) // topology.go
-	}
-	if err == nil {
-		if lr, ok := r.srv.(server.LogReader); ok {
-			off := lr.LogOffset()
-			defer func() { res.ServerLogLines = lr.LogFrom(off) }()
-		}
-		err = r.prepareCell(ctx, c, res)
-	}
-	if err == nil && res.Data == "loaded" {
-		err = r.verifyNodes(ctx, c, res, "after loading") // topology.go
-	}
-	if err == nil {
-		var unpin func()
-		if unpin, err = r.applyLimits(ctx, c, res); unpin != nil {
-			defer unpin()
-		}
-	}
-	if err == nil {
-		err = r.measure(ctx, c, res)
-	}
-	if err == nil {
-		err = r.verifyNodes(ctx, c, res, "after the cell") // topology.go
-	}
-	switch {
-	case err == nil:
-		res.Status = results.CellOK
-	case ctx.Err() != nil:
-		res.Status, res.Error = results.CellFailed, "interrupted"
-	default:
-		r.fail(ctx, res, err)
-	}
-	return res
-}
-
 // fail marks the cell failed with err, naming a full disk or a dead server
 // as the cause; a dead server is brought back for the next cell.
 func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
@@ -128,6 +79,16 @@ func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
 	}
 	if note := r.noSpace(err); note != "" {
 		res.Error = note + ": " + res.Error
+	}
+	var stopped *StoppedError
+	if errors.As(err, &stopped) && stopped.Silent > 0 {
+		// Killed by the lifecycle's watchdog when benchmatrix owns it
+		// (lifecycle.go): started again, not a death to report.
+		if r.dying() {
+			res.Error += "; killed and started again"
+			r.recover(ctx)
+		}
+		return
 	}
 	if r.dying() {
 		res.ServerLog = r.srv.LogTail(20)
@@ -159,7 +120,8 @@ func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *resu
 // prepareCell restarts the server if the cell's startup options (or a
 // cold start) ask for it, loads or restores the data, and applies the
 // cell's dynamic variables.
-func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
+	c, res := cr.c, cr.res
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return err
 	}
@@ -177,18 +139,21 @@ func (r *Runner) prepareCell(ctx context.Context, c *experiment.Cell, res *resul
 	if err := r.configure(ctx, c, res); err != nil {
 		return err
 	}
-	if err := r.ensureData(ctx, c.Workload, res); err != nil {
+	if err := r.ensureData(ctx, cr, c.Workload); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if res.Data != "restored" && res.Data != "cached" { // cached: datacache.go
+	if res.Data != "restored" && res.Data != "cached" { // cached: a dataHook's restore (datacache.go)
 		return nil
 	}
 	return r.configure(ctx, c, res)
 }
 
-// measure prewarms and drains as the policy says, then warms up and
-// measures with the observers beside, and records what happened.
-func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+// measure is the prewarm, drain, warm-up, measure and collect phases: the
+// engine prewarms and the buffer pool drains as the policy says, then the
+// hooks' observers start, the engine warms up and measures, and the hooks
+// collect what they saw, whether or not the run went well.
+func (cr *cellRun) measure() error {
+	r, c, res := cr.r, cr.c, cr.res
 	o := c.Workload
 	o.ForcedShutdown = r.cfg.Grace
 	if o.RandSeed == 0 {
@@ -204,49 +169,86 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 	cfg.DBName = r.schema
 	r.spreadWriters(c, cfg) // topology.go
 	if c.Policy.Prewarm {
-		r.cfg.Progress.Phase("prewarm")
-		fmt.Fprintf(r.log, "    prewarm\n")
-		start := time.Now()
-		if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
-			return fmt.Errorf("prewarm: %w", err)
+		err := cr.in(PhasePrewarm, func(ctx context.Context) error {
+			r.cfg.Progress.Phase("prewarm")
+			fmt.Fprintf(r.log, "    prewarm\n")
+			start := time.Now()
+			if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
+				return fmt.Errorf("prewarm: %w", err)
+			}
+			res.PrewarmSeconds = time.Since(start).Seconds()
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		res.PrewarmSeconds = time.Since(start).Seconds()
 	}
-	if c.Policy.Drain {
-		r.cfg.Progress.Phase("drain")
-		if err := r.drain(ctx, c, res); err != nil {
-			return fmt.Errorf("drain: %w", err)
+	err := cr.in(PhaseDrain, func(ctx context.Context) error {
+		if c.Policy.Drain {
+			r.cfg.Progress.Phase("drain")
+			if err := r.drain(ctx, c, res); err != nil {
+				return fmt.Errorf("drain: %w", err)
+			}
 		}
-	}
-	if lim := r.m.WaitQuiet; lim > 0 {
-		pid := 0
-		if p, ok := r.srv.(server.ProcessOwner); ok {
-			pid = p.PID()
+		if lim := r.m.WaitQuiet; lim > 0 {
+			pid := 0
+			if p, ok := r.srv.(server.ProcessOwner); ok {
+				pid = p.PID()
+			}
+			waited, quiet := observe.WaitQuiet(ctx, lim, pid)
+			res.QuietWaitSeconds, res.QuietReached = waited.Seconds(), quiet
 		}
-		waited, quiet := observe.WaitQuiet(ctx, lim, pid)
-		res.QuietWaitSeconds, res.QuietReached = waited.Seconds(), quiet
-	}
-	var intervals []oltp.Interval
-	var offset time.Duration
-	watch := r.startWatch(ctx, c, res)
-	defer func() {
-		res.Intervals = intervals
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
-		defer cancel()
-		watch.stop(sctx)
-	}()
-	if err := watch.failed(); err != nil { // topology.go
+		return nil
+	})
+	if err != nil {
 		return err
 	}
+	if err := cr.in(PhaseWarmup, func(context.Context) error { return nil }); err != nil {
+		return err
+	}
+	var intervals []oltp.Interval
+	err = cr.observe()
+	if err == nil {
+		err = cr.warmAndRun(cfg, o, &intervals)
+	}
+	res.Intervals = intervals
+	if cerr := cr.collect(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// warmAndRun is the warm-up and measure phases: one engine run under one
+// deadline (automatic warm-up runs the engine once more before it). A
+// server that stops answering after the window's end leaves a complete
+// window: the cell keeps it, with the frozen end as a stall (collect).
+func (cr *cellRun) warmAndRun(cfg *mysql.Config, o oltp.Options, intervals *[]oltp.Interval) error {
+	r, c, res := cr.r, cr.c, cr.res
+	d := r.deadline(c, PhaseMeasure)
+	ctx := cr.ctx
+	late := errors.New("deadline")
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d, late)
+		defer cancel()
+	}
+	var offset time.Duration
 	if c.Policy.WarmupAuto {
-		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap)
+		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap, func(iv oltp.Interval) { cr.interval(iv, 0, 0) })
+		if s := cr.stopped(); s != nil {
+			*intervals = ivs
+			return s
+		}
 		if err := ctx.Err(); err != nil {
+			if errors.Is(context.Cause(ctx), late) {
+				return &StoppedError{Phase: PhaseWarmup, Deadline: d, Err: err}
+			}
 			return err
 		}
 		if err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		intervals = ivs
+		*intervals = ivs
 		if n := len(ivs); n > 0 {
 			offset = ivs[n-1].End
 		}
@@ -261,20 +263,54 @@ func (r *Runner) measure(ctx context.Context, c *experiment.Cell, res *results.C
 	} else {
 		res.WarmupSeconds = o.Warmup.Seconds()
 	}
+	if o.Warmup <= 0 {
+		cr.enter(PhaseMeasure)
+	}
+	cr.mu.Lock()
+	cr.engineStart, cr.windowEnd, cr.offset = time.Time{}, time.Time{}, offset // the measured run's clock, not the automatic warm-up's
+	cr.mu.Unlock()
 	r.cfg.Progress.Phase("warm-up and measure")
 	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
-	prof := r.startProfile(ctx, c, res, o) // profile.go
+	for _, h := range cr.hooks {
+		if b, ok := h.(runHook); ok {
+			b.beforeRun(cr.ctx, cr, o) // the cell's context: a profile outlives the run until collect
+		}
+	}
 	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) {
-		prof.interval(iv) // profile.go
+		cr.interval(iv, o.Warmup, o.Time)
 		iv.Start += offset
 		iv.End += offset
-		intervals = append(intervals, iv)
+		*intervals = append(*intervals, iv)
 	})
-	prof.finish(ctx, err == nil) // profile.go
+	cr.runOK = err == nil
 	if oltp.ChangesData(o) {
 		r.loaded = ""
 	}
+	if s := cr.stopped(); s != nil {
+		if s.Err == nil {
+			s.Err = err
+		}
+		if s.Phase != PhaseMeasure || result == nil || !cr.windowDone(o) {
+			return s
+		}
+		// The window ran its full length before the silence was found:
+		// a measurement of what the server did, its frozen end included.
+		note := fmt.Sprintf("the server stopped answering %.1f s before the measured window's end; the window is kept, "+
+			"its frozen end reported as a stall", cr.silentBeforeEnd(o).Seconds())
+		if result.ForcedShutdown && result.Elapsed > o.Time {
+			// The grace the engine waited for a frozen server is not
+			// measured time: the window's rates are over the window.
+			note += fmt.Sprintf("; rates over the %s window, not the %.1f s until the cut", o.Time, result.Elapsed.Seconds())
+			result.Elapsed = o.Time
+		}
+		res.ObserveNotes = append(res.ObserveNotes, note)
+		fmt.Fprintf(r.log, "    %s\n", note)
+		cr.runOK, err = true, nil
+	}
 	if err != nil {
+		if errors.Is(context.Cause(ctx), late) && cr.ctx.Err() == nil {
+			return &StoppedError{Phase: cr.current(), Deadline: d, Err: err}
+		}
 		return fmt.Errorf("run: %w", err)
 	}
 	res.Result = result
@@ -378,8 +414,10 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 const SnapshotMinRows = 100000
 
 // ensureData loads the cell's data unless the same shape is loaded and
-// untouched; a saved snapshot of the shape is restored instead of loading.
-func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Cell) error {
+// untouched; a saved snapshot of the shape is restored instead of loading,
+// or else a hook's copy (dataHook: the data cache).
+func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) error {
+	res := cr.res
 	key := oltp.DataShape(o)
 	if key == r.loaded {
 		res.Data = "reused"
@@ -399,8 +437,12 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		r.setLoaded(key, o)
 		return nil
 	}
-	if done, err := r.restoreCached(ctx, key, o, res); done || err != nil { // datacache.go
-		return err
+	for _, h := range cr.hooks {
+		if d, ok := h.(dataHook); ok {
+			if done, err := d.restore(ctx, cr, key, o); done || err != nil {
+				return err
+			}
+		}
 	}
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
@@ -430,7 +472,11 @@ func (r *Runner) ensureData(ctx context.Context, o oltp.Options, res *results.Ce
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		r.storeCached(ctx, key, o, res) // datacache.go
+		for _, h := range cr.hooks {
+			if d, ok := h.(dataHook); ok {
+				d.snapshotted(ctx, cr, key, o)
+			}
+		}
 	}
 	return nil
 }
@@ -443,7 +489,7 @@ func (r *Runner) setLoaded(key string, o oltp.Options) {
 
 // autoWarmup runs the workload until per-second tps is steady or the cap
 // is reached; its intervals are returned as warm-up intervals.
-func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Options, limit time.Duration) ([]oltp.Interval, bool, error) {
+func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Options, limit time.Duration, hear func(oltp.Interval)) ([]oltp.Interval, bool, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	o.Warmup, o.Time, o.Events = 0, limit, 0
@@ -455,6 +501,7 @@ func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Optio
 	fmt.Fprintf(r.log, "    warm-up until steady (at most %s)\n", limit)
 	_, err := r.cfg.Workload.Run(wctx, cfg, o, func(iv oltp.Interval) {
 		iv.Phase = oltp.PhaseWarmup
+		hear(iv)
 		ivs = append(ivs, iv)
 		if s := iv.Seconds(); s > 0 {
 			tps = append(tps, float64(iv.Events)/s)

@@ -38,6 +38,20 @@ var FormatVariables = []string{"innodb_page_size", "innodb_data_file_path", "inn
 	"innodb_checksum_algorithm", "innodb_file_per_table", "innodb_default_row_format", "innodb_compression_default",
 	"character_set_server", "collation_server", "lower_case_table_names", "default_storage_engine"}
 
+// cacheHook is the data cache in a cell's lifecycle: a load phase restores
+// a cached entry instead of loading, and keeps what it loaded.
+type cacheHook struct{}
+
+func (cacheHook) feature() string { return "data cache" }
+
+func (cacheHook) restore(ctx context.Context, cr *cellRun, key string, o oltp.Options) (bool, error) {
+	return cr.r.restoreCached(ctx, key, o, cr.res)
+}
+
+func (cacheHook) snapshotted(ctx context.Context, cr *cellRun, key string, o oltp.Options) {
+	cr.r.storeCached(ctx, key, o, cr.res)
+}
+
 // cacheFor returns the open cache, or nil when it is off, the provider
 // cannot use it, or it could not be opened (said once in the log).
 func (r *Runner) cacheFor() (*cache.Cache, server.DatadirSwapper) {

@@ -15,18 +15,15 @@ import (
 // TopWaits is how many performance_schema wait events a cell keeps.
 const TopWaits = 10
 
-// watch is what observes one cell: the sampler and the stall injector run
-// beside the workload on their own connections; table and wait snapshots
-// are taken before and after.
+// watch is what observes one cell: the sampler runs beside the workload
+// on its own connection; table and wait snapshots are taken before and
+// after. It is the observation feature's hook (watchHook).
 type watch struct {
 	r       *Runner
 	c       *experiment.Cell
 	res     *results.Cell
 	db      *sql.DB
 	sampler *observe.Sampler
-	inj     *observe.Injector
-	injStop context.CancelFunc
-	injDone chan error
 
 	closeSampler func() error
 	nodes        *nodeWatch // topology.go
@@ -36,13 +33,38 @@ type watch struct {
 	waitsBefore  observe.WaitSnapshot
 }
 
-// startWatch takes the "before" snapshots and starts the sampler and the
-// injector. Observation never fails a cell: what cannot be observed is
-// noted and left empty.
+// watchHook is observation in a cell's lifecycle: it starts before the
+// warm-up and collects after the run.
+type watchHook struct{ w *watch }
+
+func (*watchHook) feature() string { return "observe" }
+
+// observe starts the cell's watch; a node sampler that cannot start fails
+// the cell before it runs (topology.go).
+func (h *watchHook) observe(ctx context.Context, cr *cellRun) error {
+	h.w = cr.r.startWatch(ctx, cr.c, cr.res)
+	return h.w.failed() // topology.go
+}
+
+// collect stops the watch and records what it saw; nothing more is asked
+// of a server that stopped answering.
+func (h *watchHook) collect(ctx context.Context, cr *cellRun) error {
+	if h.w == nil {
+		return nil
+	}
+	sctx, cancel := cr.settleContext(ctx)
+	defer cancel()
+	h.w.stop(sctx)
+	return nil
+}
+
+// startWatch takes the "before" snapshots and starts the sampler.
+// Observation never fails a cell: what cannot be observed is noted and
+// left empty.
 func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *results.Cell) *watch {
 	w := &watch{r: r, c: c, res: res}
 	w.startNodes(ctx) // topology.go
-	if !c.Policy.Observe && r.m.Inject == nil {
+	if !c.Policy.Observe {
 		return w
 	}
 	cfg := r.srv.Endpoint()
@@ -82,15 +104,6 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 			}
 		}
 	}
-	if in := r.m.Inject; in != nil {
-		idb, err := observe.OpenDB(cfg)
-		if err == nil {
-			w.inj = &observe.Injector{Every: in.Every, Hold: in.Hold, SQL: in.SQL, Release: in.Release}
-			ictx, cancel := context.WithCancel(ctx)
-			w.injStop, w.injDone = cancel, make(chan error, 1)
-			go func() { w.injDone <- w.inj.Run(ictx, idb); idb.Close() }()
-		}
-	}
 	return w
 }
 
@@ -109,20 +122,12 @@ func (w *watch) idTables() observe.Tables {
 	return t
 }
 
-// stop ends the sampler and the injector and records what they saw, with
-// the measured intervals: metrics per interval, stalls, growth, waits.
+// stop ends the sampler and records what it saw, with the measured
+// intervals: metrics per interval, stalls, growth, waits. The injector's
+// onsets (inject.go) are on the cell already.
 func (w *watch) stop(ctx context.Context) {
 	res := w.res
 	w.endEvents() // topology.go
-	if w.injStop != nil {
-		w.injStop()
-		if err := <-w.injDone; err != nil {
-			res.ObserveNotes = append(res.ObserveNotes, "inject: "+err.Error())
-		}
-		for _, t := range w.inj.Onsets() {
-			res.Injected = append(res.Injected, t.Seconds())
-		}
-	}
 	if w.db == nil {
 		return
 	}
@@ -167,7 +172,7 @@ func (w *watch) stop(ctx context.Context) {
 			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
 			w.nodeEvidence(runRows, rep.Episodes) // topology.go
 		}
-		if w.inj != nil {
+		if w.r.m.Inject != nil {
 			// Onsets on the cell's clock: the start of the episode's first
 			// measured interval.
 			var run []oltp.Interval

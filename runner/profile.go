@@ -200,3 +200,39 @@ func (p *cellProfiler) finish(ctx context.Context, ok bool) {
 	}
 	p.res.Profile = cp
 }
+
+// profileHook is profiling in a cell's lifecycle: the profiler is made
+// when the engine's run starts, hears its intervals (the warm-up's end
+// starts the recording), and writes the profiles in collect.
+type profileHook struct {
+	mu sync.Mutex
+	p  *cellProfiler
+}
+
+func (*profileHook) feature() string { return "profile" }
+
+func (h *profileHook) beforeRun(ctx context.Context, cr *cellRun, o oltp.Options) {
+	p := cr.r.startProfile(ctx, cr.c, cr.res, o)
+	h.mu.Lock()
+	h.p = p
+	h.mu.Unlock()
+}
+
+func (h *profileHook) interval(iv oltp.Interval) {
+	h.mu.Lock()
+	p := h.p
+	h.mu.Unlock()
+	if p != nil {
+		p.interval(iv)
+	}
+}
+
+func (h *profileHook) collect(ctx context.Context, cr *cellRun) error {
+	h.mu.Lock()
+	p := h.p
+	h.mu.Unlock()
+	if p != nil {
+		p.finish(ctx, cr.runOK)
+	}
+	return nil
+}

@@ -104,6 +104,10 @@ type Config struct {
 	// flight that long after the window's end (a lock, a frozen server)
 	// are cut by closing their connections. 0 means DefaultGrace.
 	Grace time.Duration
+	// Unresponsive is how long the server may leave a ping unanswered
+	// before the cell ends as "the server stopped answering" (lifecycle.go);
+	// 0 means DefaultUnresponsive.
+	Unresponsive time.Duration
 	// Seeds are the random seeds of a stored run's cell runs (by
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
@@ -354,7 +358,10 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 }
 
 // checkInject runs [inject]'s statements once, so that SQL the server
-// refuses is exit 2 before the first cell instead of a note in every one.
+// refuses is exit 2 before the first cell instead of a failure in every
+// one. A table that does not exist yet is not refused: the workload's
+// tables exist only once a cell has loaded them, and every cell checks
+// the statements again then (inject.go).
 func (r *Runner) checkInject(ctx context.Context) error {
 	in := r.m.Inject
 	if in == nil {
@@ -363,11 +370,20 @@ func (r *Runner) checkInject(ctx context.Context) error {
 	db := r.openDB(r.schema)
 	defer db.Close()
 	inj := observe.Injector{Every: in.Every, Hold: in.Hold, SQL: in.SQL, Release: in.Release}
-	if err := inj.Check(ctx, db); err != nil {
+	err := inj.Check(ctx, db)
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == errNoSuchTable {
+		fmt.Fprintf(r.log, "[inject] is checked once the data is loaded: %v\n", err)
+		return nil
+	}
+	if err != nil {
 		return &UsageError{Msg: fmt.Sprintf("%s: [inject] %v", r.m.Path, err)}
 	}
 	return nil
 }
+
+// errNoSuchTable is the server's ER_NO_SUCH_TABLE.
+const errNoSuchTable = 1146
 
 // runCells runs the cell runs not done yet, handing each to the sink
 // before the next starts. A failed cell is counted, not fatal.
