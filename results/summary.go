@@ -125,7 +125,11 @@ func writeResults(w io.Writer, r *Run) error {
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
 		"with repeats, each figure is the median over the successful repeats.")
-	if r.Baseline != "" {
+	switch {
+	case r.Baseline != "" && roundsOf(r) != nil:
+		fmt.Fprintf(w, " tps vs %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
+			"with the rounds' 95%% interval (the confidence sequence of the Conclusion).", r.Baseline)
+	case r.Baseline != "":
 		fmt.Fprintf(w, " tps vs %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
 			"with its 95%% interval from %d rounds on.", r.Baseline, MinRoundsForRatioCI())
 	}
