@@ -61,7 +61,7 @@ func passwordSandbox(t *testing.T) (host, port, user, secret string, db *sql.DB)
 // waitForUserQuery waits until the server runs a statement of user whose
 // text holds what, that is until the command is well into its work (so
 // long after any start-up step).
-func waitForUserQuery(t *testing.T, db *sql.DB, cmd *exec.Cmd, out *syncBuffer, user, what string) {
+func waitForUserQuery(t *testing.T, db *sql.DB, cmd *exec.Cmd, exited <-chan struct{}, out *syncBuffer, user, what string) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -74,7 +74,13 @@ func waitForUserQuery(t *testing.T, db *sql.DB, cmd *exec.Cmd, out *syncBuffer, 
 		if n > 0 {
 			return
 		}
-		if cmd.ProcessState != nil || time.Now().After(deadline) {
+		gone := false
+		select {
+		case <-exited: // cmd.Wait returned (ProcessState is Wait's to write)
+			gone = true
+		default:
+		}
+		if gone || time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatalf("%v never ran %q as %s:\n%s", cmd.Args[1:3], what, user, out.String())
 		}
@@ -153,8 +159,9 @@ func TestPasswordNotInProcCmdline(t *testing.T) {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			waitForUserQuery(t, db, cmd, &out, user, c.query)
+			exited := make(chan struct{})
+			go func() { done <- cmd.Wait(); close(exited) }()
+			waitForUserQuery(t, db, cmd, exited, &out, user, c.query)
 			assertHidden(t, cmd.Process.Pid, secret)
 			if c.stop {
 				_ = cmd.Process.Signal(syscall.SIGINT)
