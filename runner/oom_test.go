@@ -1,0 +1,109 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
+	"benchmatrix/results"
+	"benchmatrix/server"
+)
+
+// A server killed by its memory limit mid-cell: the cell fails saying so,
+// with the limit and the cgroup's OOM kill count, not as a server that
+// merely died; the server comes back and the next cell runs. A side
+// session pushes the server past the cell's memory limit (a MEMORY table
+// growing past it), as a workload that needs more than the limit would.
+func TestMemoryLimitKillNamed(t *testing.T) {
+	needServer(t)
+	if err := server.CheckLimitSupport(catalog.LimitSet{Memory: 1 << 30}); err != nil {
+		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	plan := planFrom(t, `
+[experiment]
+duration = "15s"
+warmup = "0s"
+order = "written"
+[server.config]
+innodb_buffer_pool_size = "64M"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[scenarios]
+tight = { memory = "320M" }
+roomy = { memory = "2G" }
+`)
+	var current atomic.Pointer[server.Sandbox]
+	start := trackedSandboxes(&current)
+	hogged := make(chan error, 1)
+	go func() {
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			if sb := current.Load(); sb != nil && sb.Alive() && measuring(sb) {
+				time.Sleep(time.Second)
+				hogged <- hog(sb)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		hogged <- nil
+	}()
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}})
+	herr := <-hogged
+	if err == nil {
+		t.Fatalf("want an error for the failed cell; the hog's statement ended with %v", herr)
+	}
+	if len(run.Cells) != 2 {
+		t.Fatalf("%d cells: %v", len(run.Cells), err)
+	}
+	tight, roomy := run.Cells[0], run.Cells[1]
+	want := "the server was killed by its memory limit (memory = 320M, 1 OOM kill in the cell)"
+	if tight.Status != results.CellFailed || !strings.HasPrefix(tight.Error, want) || strings.Contains(tight.Error, "the server died") {
+		t.Fatalf("tight: status %s, error %q; want it to begin %q", tight.Status, tight.Error, want)
+	}
+	if roomy.Status != results.CellOK || roomy.Result.Events == 0 {
+		t.Fatalf("roomy: %s %s", roomy.Status, roomy.Error)
+	}
+}
+
+// hog grows a MEMORY table in the server past any limit this test sets.
+func hog(sb *server.Sandbox) error {
+	c, err := mysql.NewConnector(sb.Endpoint())
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// One row of 4,000 bytes, doubled until the server dies (2^17 rows
+	// are 512 MiB, past any limit here).
+	for _, q := range []string{
+		"SET SESSION max_heap_table_size = 4294967296",
+		"CREATE TABLE sbtest.hog (c VARCHAR(4000)) ENGINE = MEMORY CHARACTER SET latin1",
+		"INSERT INTO sbtest.hog VALUES (REPEAT('x', 4000))",
+	} {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			return err
+		}
+	}
+	for range 20 {
+		if _, err := conn.ExecContext(context.Background(), "INSERT INTO sbtest.hog SELECT c FROM sbtest.hog"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
