@@ -15,7 +15,7 @@ func TestOOMKillCounter(t *testing.T) {
 		n    int64
 		ok   bool
 	}{
-		{"oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", 2, true},                 // v1 memory.oom_control
+		{"oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", 2, true},                // v1 memory.oom_control
 		{"low 0\nhigh 0\nmax 31\noom 1\noom_kill 1\noom_group_kill 0\n", 1, true}, // v2 memory.events
 		{"oom_kill_disable 0\nunder_oom 0\n", 0, false},                           // a kernel before 4.13
 	}
