@@ -51,7 +51,7 @@ roomy = { memory = "2G" }
 		for time.Now().Before(deadline) {
 			if sb := current.Load(); sb != nil && sb.Alive() && measuring(sb) {
 				time.Sleep(time.Second)
-				hogged <- hog(sb)
+				hogged <- hog(sb.Endpoint())
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -77,8 +77,8 @@ roomy = { memory = "2G" }
 }
 
 // hog grows a MEMORY table in the server past any limit this test sets.
-func hog(sb *server.Sandbox) error {
-	c, err := mysql.NewConnector(sb.Endpoint())
+func hog(cfg *mysql.Config) error {
+	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return err
 	}
@@ -106,4 +106,59 @@ func hog(sb *server.Sandbox) error {
 		}
 	}
 	return nil
+}
+
+// The same with the docker provider: the engine's OOMKilled state names
+// the memory limit; the next cell runs in a new container.
+func TestDockerMemoryLimitKillNamed(t *testing.T) {
+	needDockerImage(t)
+	plan := planFrom(t, `
+[experiment]
+duration = "40s"
+warmup = "0s"
+order = "written"
+[server]
+provider = "docker"
+[server.config]
+innodb_buffer_pool_size = "64M"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[scenarios]
+tight = { memory = "320M" }
+roomy = { memory = "2G" }
+`)
+	var current atomic.Pointer[server.Docker]
+	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
+		d, err := server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
+		if err == nil {
+			current.Store(d)
+		}
+		return d, err
+	}
+	pw := &phaseWatch{measuring: make(chan struct{}), done: make(chan struct{})}
+	hogged := make(chan error, 1)
+	go func() {
+		select {
+		case <-pw.measuring:
+		case <-time.After(3 * time.Minute):
+			hogged <- nil
+			return
+		}
+		time.Sleep(time.Second)
+		hogged <- hog(current.Load().Endpoint())
+	}()
+	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t}, Progress: pw})
+	herr := <-hogged
+	if err == nil || len(run.Cells) != 2 {
+		t.Fatalf("err %v, %d cells; the hog's statement ended with %v", err, len(run.Cells), herr)
+	}
+	tight, roomy := run.Cells[0], run.Cells[1]
+	want := "the server was killed by its memory limit (memory = 320M, 1 OOM kill in the cell)"
+	if tight.Status != results.CellFailed || !strings.HasPrefix(tight.Error, want) {
+		t.Fatalf("tight: status %s, error %q; want it to begin %q", tight.Status, tight.Error, want)
+	}
+	if roomy.Status != results.CellOK || roomy.Result.Events == 0 {
+		t.Fatalf("roomy: %s %s", roomy.Status, roomy.Error)
+	}
 }
