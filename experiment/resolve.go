@@ -67,6 +67,10 @@ type Flags struct {
 	// starts (the sandbox's binary says); restart decisions are then exact,
 	// else variables restart-only on one flavor only depend on it.
 	Flavor catalog.Flavor
+	// Columns are the intervals.csv columns benchmatrix writes itself (the
+	// workload's, the sampler's, the nodes'): runner.Resolve gives them, and
+	// an [[observe.metric]] may not take one of their names.
+	Columns []string
 }
 
 // Resolve turns defaults → manifest → flags (→ a stored run) into the
@@ -126,6 +130,7 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 		m.Server.Image = prov.DefaultImage
 	}
 	d.validate(&m, prov)
+	d.validateMetricNames(&m, f.Columns) // topology.go
 	if len(d.problems) > 0 {
 		return nil, &Error{Path: m.Path, Problems: sortProblems(d.problems)}
 	}

@@ -580,3 +580,177 @@ func (d *decoder) validateCellTopology(m *Manifest, plan *Plan) {
 		}
 	}
 }
+
+// reads reports whether a topology reads a topology key given as name =
+// value: its size key sizes it, semi_sync and fc_limit need a kind that
+// has them (semi_sync = false asks nothing), topology always applies.
+func (t *Topology) reads(name, value string) bool {
+	k := t.Describe()
+	switch name {
+	case "topology":
+		return true
+	case "semi_sync":
+		b, _ := oltp.ParseBool(value)
+		return !b || k.SemiSync
+	case "fc_limit":
+		return k.FlowControl
+	}
+	return k.SizeKey == name
+}
+
+// whyNotRead says why a topology of kind k ignores a key, for errors.
+func whyNotRead(k catalog.TopologyKind, name string) string {
+	what := "a " + k.Name + " topology"
+	if k.SizeKey == "" {
+		what = "one server (no [topology] kind or topology key makes it a cluster)"
+	}
+	switch name {
+	case "semi_sync":
+		return fmt.Sprintf("semi_sync is semi-synchronous replication from a primary to its replicas (kind = %q); %s has none", TopologyReplicas, what)
+	case "fc_limit":
+		return fmt.Sprintf("fc_limit is Galera's flow control (gcs.fc_limit, kind = %q); %s has none", TopologyGalera, what)
+	}
+	if k.SizeKey == "" {
+		return fmt.Sprintf("%s sizes a %s topology; these cells run on %s", name, sizedBy(name).Name, what)
+	}
+	return fmt.Sprintf("%s sizes a %s topology; %s is sized by %s", name, sizedBy(name).Name, what, k.SizeKey)
+}
+
+// validateTopologyKeys refuses topology keys that no cell they reach
+// reads (semi_sync on Galera, nodes on replicas, fc_limit on one server):
+// such a key means nothing, and as an axis it makes cells that differ only
+// by name. Then it refuses any two cells that still differ only in keys
+// their topology ignores.
+func (d *decoder) validateTopologyKeys(m *Manifest, plan *Plan) {
+	type source struct {
+		key, name, value string
+		reaches          func(c Cell) bool
+	}
+	param := func(c Cell, name string) (string, bool) {
+		for _, p := range c.Params {
+			if p.Name == name {
+				return p.Value, true
+			}
+		}
+		return "", false
+	}
+	var sources []source
+	if m.Topology != nil {
+		for _, name := range []string{"nodes", "replicas", "semi_sync", "fc_limit"} {
+			if !d.isSet("topology." + name) {
+				continue
+			}
+			value := map[string]string{"nodes": strconv.Itoa(m.Topology.Nodes), "replicas": strconv.Itoa(m.Topology.Replicas),
+				"semi_sync": strconv.FormatBool(m.Topology.SemiSync), "fc_limit": strconv.Itoa(m.Topology.FCLimit)}[name]
+			sources = append(sources, source{"topology." + name, name, value, func(c Cell) bool { _, own := param(c, name); return !own }})
+		}
+	}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			if IsTopologyKey(p.Name) {
+				sources = append(sources, source{"scenarios." + sc.Name + "." + p.Name, p.Name, p.Value, func(c Cell) bool {
+					v, _ := param(c, p.Name)
+					return c.Scenario == sc.Name && v == p.Value
+				}})
+			}
+		}
+	}
+	for _, ax := range m.Axes {
+		if !IsTopologyKey(ax.Name) {
+			continue
+		}
+		for _, v := range ax.Values {
+			sources = append(sources, source{"axes." + ax.Name, ax.Name, v, func(c Cell) bool { got, ok := param(c, ax.Name); return ok && got == v }})
+		}
+	}
+	reported := map[string]bool{}
+	for _, s := range sources {
+		var first *Cell
+		read := false
+		for i, c := range plan.Cells {
+			if c.Repeat != 1 || !s.reaches(c) {
+				continue
+			}
+			if first == nil {
+				first = &plan.Cells[i]
+			}
+			read = read || c.Topology.reads(s.name, s.value)
+		}
+		if first != nil && !read && !reported[s.key] {
+			reported[s.key] = true
+			d.problem(s.key, "%s = %s means nothing in cell %s: %s", s.name, s.value, first.Name, whyNotRead(first.Topology.Describe(), s.name))
+		}
+	}
+	if len(d.problems) > 0 {
+		return // the cells below are the same for the reasons above
+	}
+	// Cells that differ only in keys their topology ignores.
+	seen := map[string]Cell{}
+	for _, c := range plan.Cells {
+		if c.Repeat != 1 {
+			continue
+		}
+		sig := []string{c.Scenario}
+		var ignored []string
+		for _, p := range c.Params {
+			if IsTopologyKey(p.Name) && !c.Topology.reads(p.Name, p.Value) {
+				ignored = append(ignored, p.Name)
+				continue
+			}
+			sig = append(sig, p.Name+"="+p.Value)
+		}
+		k := strings.Join(sig, "\x00")
+		if o, dup := seen[k]; dup && len(ignored) > 0 && !reported[ignored[0]] {
+			reported[ignored[0]] = true
+			key := "axes." + ignored[0]
+			if !isAxis(m, ignored[0]) {
+				key = "scenarios." + c.Scenario + "." + ignored[0]
+			}
+			d.problem(key, "cells %s and %s are the same servers and workload: they differ only in %s (%s); exclude the combinations that mean nothing or use scenarios",
+				o.Name, c.Name, strings.Join(ignored, ", "), whyNotRead(c.Topology.Describe(), ignored[0]))
+		}
+		if _, dup := seen[k]; !dup {
+			seen[k] = c
+		}
+	}
+}
+
+// validateEventTimes refuses an event after the end of a cell's window
+// (its warm-up, at most warmup_cap when automatic, and its duration):
+// it would never happen. A slap cell runs its queries to the end.
+func (d *decoder) validateEventTimes(m *Manifest, plan *Plan) {
+	reported := map[int]bool{}
+	for _, c := range plan.Cells {
+		if c.Repeat != 1 || c.Slap != nil || !c.Topology.IsCluster() {
+			continue
+		}
+		warm, how := c.Workload.Warmup, "warm-up"
+		if c.Policy.WarmupAuto {
+			warm, how = c.Policy.WarmupCap, "warm-up of at most warmup_cap"
+		}
+		end := warm + c.Workload.Time
+		for i, ev := range m.Events {
+			if ev.At >= end && !reported[i] {
+				reported[i] = true
+				d.problem("events.at", "events[%d]: at = %v is not within cell %s, which ends at %v (%s %v + duration %v, after --duration and --warmup): the %s would never happen",
+					i+1, ev.At, c.Name, end, how, warm, c.Workload.Time, ev.Action)
+			}
+		}
+	}
+}
+
+// validateMetricNames refuses a metric named like a column benchmatrix
+// writes itself (tps, a sampled metric, a node column): intervals.csv
+// would have two columns of that name.
+func (d *decoder) validateMetricNames(m *Manifest, builtin []string) {
+	taken := map[string]bool{}
+	for _, c := range builtin {
+		taken[c] = true
+	}
+	for i, cm := range m.Metrics {
+		if taken[cm.Name] {
+			d.problem("observe.metric.name", "observe.metric[%d]: %q is a column benchmatrix writes itself in intervals.csv (%s); name the metric otherwise, e.g. %q",
+				i+1, cm.Name, "docs/results.md lists them", "my_"+cm.Name)
+		}
+	}
+}

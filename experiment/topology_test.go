@@ -116,12 +116,24 @@ func TestTopologyProblems(t *testing.T) {
 		{"external topology axis", ext + "dsns = [\"u@tcp(a:3306)/\", \"u@tcp(b:3306)/\"]\n[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[axes]\nsemi_sync = [false, true]\n",
 			[]string{"line 9: axes.semi_sync: semi_sync cannot vary on provider external"}},
 		{"event beyond a scenario's nodes", "[workload]\nname = \"oltp_insert\"\n[scenarios]\nr1 = { topology = \"replicas\", replicas = 1 }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 3\naction = \"kill\"\n", []string{"node 3, but cell r1 has 2 nodes"}},
+		{"semi_sync on galera", "[topology]\nkind = \"galera\"\nsemi_sync = true\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.semi_sync", "semi_sync = true means nothing", "a galera topology has none"}},
+		{"semi_sync on a galera scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\ng = { topology = \"galera\", semi_sync = true }\n", []string{"line 4: scenarios.g.semi_sync", "a galera topology has none"}},
+		{"fc_limit on replicas", "[topology]\nkind = \"replicas\"\nfc_limit = 16\n[workload]\nname = \"oltp_insert\"\n", []string{"line 3: topology.fc_limit", "Galera's flow control"}},
+		{"nodes axis on replicas", "[topology]\nkind = \"replicas\"\n[workload]\nname = \"oltp_insert\"\n[axes]\nnodes = [3, 5]\n", []string{"line 6: axes.nodes", "nodes sizes a galera topology; a replicas topology is sized by replicas"}},
+		{"replicas axis without a kind", "[workload]\nname = \"oltp_insert\"\n[axes]\nreplicas = [1, 2]\n", []string{"line 4: axes.replicas", "run on one server"}},
+		{"nodes axis crossed with kinds", "[workload]\nname = \"oltp_insert\"\n[axes]\ntopology = [\"replicas\", \"galera\"]\nnodes = [3, 5]\n", []string{"line 5: axes.nodes", "differ only in nodes", "exclude"}},
+		{"event after the window", "[experiment]\nduration = \"30s\"\nwarmup = \"5s\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"40s\"\nnode = 2\naction = \"kill\"\n", []string{"line 9: events.at", "events[1]: at = 40s", "ends at 35s", "never happen"}},
+		{"event after an automatic warm-up's cap", "[experiment]\nduration = \"10s\"\nwarmup = \"auto\"\nwarmup_cap = \"20s\"\n[topology]\nkind = \"galera\"\n[workload]\nname = \"oltp_insert\"\n[[events]]\nat = \"31s\"\nnode = 2\naction = \"kill\"\n", []string{"events.at", "ends at 30s"}},
+		{"metric named like a built-in column", "[workload]\nname = \"oltp_insert\"\n[[observe.metric]]\nname = \"tps\"\nsql = \"SELECT 1\"\n", []string{"line 4: observe.metric.name", "\"tps\" is a column benchmatrix writes itself"}},
 		{"event on a single-server scenario", "[workload]\nname = \"oltp_insert\"\n[scenarios]\none = { topology = \"single\" }\ng = { topology = \"galera\" }\n[[events]]\nat = \"2s\"\nnode = 2\naction = \"kill\"\n", []string{"cell one runs on one server"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := resolve("m.toml", c.src)
+			m, err := Parse("m.toml", c.src)
+			if err == nil {
+				_, err = Resolve(m, Flags{Columns: []string{"cell", "t", "tps", "qps"}})
+			}
 			var me *Error
 			if !errors.As(err, &me) {
 				t.Fatalf("got %v, want *Error", err)

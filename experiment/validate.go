@@ -164,6 +164,8 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 	d.validateExpect(m, plan)
 	d.validateCellLimits(m, plan)
 	d.validateCellTopology(m, plan) // topology.go
+	d.validateTopologyKeys(m, plan)
+	d.validateEventTimes(m, plan)
 	seen := map[string]bool{}
 	reported := map[string]bool{}
 	for _, c := range plan.Cells {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -92,7 +93,11 @@ func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
 	}
 	if r.dying() {
 		res.ServerLog = r.srv.LogTail(20)
-		res.Error = "the server died: " + res.Error
+		why := "the server died"
+		if k, ok := r.srv.(server.OOMReporter); ok {
+			why = cmp.Or(k.MemoryKilled(), why)
+		}
+		res.Error = why + ": " + res.Error
 		r.recover(ctx)
 	}
 }

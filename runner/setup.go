@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/observe"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/shard"
@@ -42,6 +45,7 @@ func Resolve(ctx context.Context, m *experiment.Manifest, f experiment.Flags) (*
 		}
 		f.Flavor = server.FlavorBeforeStart(ctx, spec)
 	}
+	f.Columns = append(append(append([]string(nil), results.IntervalColumns...), observe.Columns()...), slices.Sorted(maps.Keys(observe.NodeColumnDocs()))...)
 	p, err := experiment.Resolve(m, f)
 	if err != nil {
 		return nil, err

@@ -63,8 +63,52 @@ type LimitsInForce = parts.LimitsInForce
 // DiskCheck is the self-check of a disk limit (parts.DiskCheck).
 type DiskCheck = parts.DiskCheck
 
+// OOMReporter is a provider that can tell, after a failure, whether the
+// server was killed for memory: by its memory limit (the cgroup's OOM
+// kill counter, Docker's OOMKilled) or by the kernel's OOM killer.
+type OOMReporter interface {
+	// MemoryKilled is "" unless the server was killed for memory since the
+	// last call (the runner asks when a cell fails: so, in the cell); then
+	// it says so, with the limit: "the server was killed by its memory
+	// limit (memory = 256M, 1 OOM kill in the cell)".
+	MemoryKilled() string
+}
+
+// memoryKillNote says that n processes of the server's group were killed
+// for memory, under the memory limit l (0: none), in the cell.
+func memoryKillNote(n int64, l catalog.LimitSet) string {
+	if n <= 0 {
+		return ""
+	}
+	kills := fmt.Sprintf("%d OOM kill", n)
+	if n > 1 {
+		kills += "s"
+	}
+	if l.Memory <= 0 {
+		return "the server was killed by the kernel's OOM killer (no memory limit on it; " + kills + " in the cell): the machine ran out of memory"
+	}
+	return fmt.Sprintf("the server was killed by its memory limit (memory = %s, %s in the cell)", catalog.FormatBytes(l.Memory), kills)
+}
+
+// MemoryKilled implements OOMReporter from the sandbox cgroup's OOM kill
+// counter (a sandbox never limited has no group, and is not counted).
+func (s *Sandbox) MemoryKilled() string {
+	if s.lim.group == nil {
+		return ""
+	}
+	n, ok := s.lim.group.oomKills()
+	if !ok {
+		return ""
+	}
+	d := n - s.lim.oomSeen
+	s.lim.oomSeen = n
+	return memoryKillNote(d, s.lim.applied)
+}
+
 // limitState is what a provider keeps about its limits.
 type limitState struct {
+	// oomSeen is the group's OOM kill count when MemoryKilled last read it.
+	oomSeen int64
 	group   *cgroupGroup
 	dev     string // "MAJ:MIN" of the datadir's disk
 	devName string

@@ -543,3 +543,37 @@ func sortStrings(s []string) {
 		}
 	}
 }
+
+// oomKills is the group's count of processes the OOM killer killed in it:
+// oom_kill in memory.events (v2) or memory.oom_control (v1, kernel 4.13
+// and later); false when the group has no memory controller or the kernel
+// does not count.
+func (g *cgroupGroup) oomKills() (int64, bool) {
+	var p string
+	switch {
+	case g.v2:
+		p = filepath.Join(g.dirs[""], "memory.events")
+	case g.dirs["memory"] != "":
+		p = filepath.Join(g.dirs["memory"], "memory.oom_control")
+	default:
+		return 0, false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, false
+	}
+	return oomKillCount(string(b))
+}
+
+// oomKillCount reads the oom_kill line of memory.events or
+// memory.oom_control ("oom_kill 1").
+func oomKillCount(text string) (int64, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "oom_kill" {
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}

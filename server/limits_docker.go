@@ -26,6 +26,27 @@ type dockerLimits struct {
 	group   *cgroupGroup
 	groupOf string // the container id group belongs to
 	applied catalog.LimitSet
+	// oomTold is the container whose OOM kill MemoryKilled reported.
+	oomTold string
+}
+
+// MemoryKilled implements OOMReporter from the engine's OOMKilled state:
+// the container's first process is its server, so a kill by the memory
+// limit ends the container and the engine records why (its cgroup, and
+// the cgroup's counter, go with it).
+func (d *Docker) MemoryKilled() string {
+	id := d.containerID()
+	if id == "" || id == d.lim.oomTold {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dockerProbeTimeout)
+	defer cancel()
+	c, err := d.pool.Client.InspectContainerWithContext(id, ctx)
+	if err != nil || !c.State.OOMKilled {
+		return ""
+	}
+	d.lim.oomTold = id
+	return memoryKillNote(1, d.lim.applied)
 }
 
 // hostLimits puts the wanted limits in a new container's HostConfig.

@@ -456,6 +456,12 @@ func (s *Sandbox) Restart(ctx context.Context, startup []Setting) error {
 	if err := s.terminate(2 * time.Minute); err != nil {
 		return err
 	}
+	// The server, run as root, left root-owned files (tables it created,
+	// its logs); a Galera joiner's rsync daemon, which runs as DirOwner,
+	// writes over them in place: give them to DirOwner again (node.go).
+	if err := s.ownDirs(); err != nil {
+		return err
+	}
 	return s.launch(ctx, startup)
 }
 
