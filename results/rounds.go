@@ -285,6 +285,9 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 		fmt.Fprintf(w, ", budget %s", time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second))
 	}
 	fmt.Fprintf(w, ".\n\n")
+	if why := undecidedWhy(r, rec); why != "" {
+		fmt.Fprintf(w, "%s\n\n", why)
+	}
 	if Decided(rec.Decisions) && c.Nothing {
 		c.Nothing = false
 	}
@@ -369,4 +372,63 @@ func roundsIntervals(ls []RatioLine, rec *RoundsRecord) {
 			}
 		}
 	}
+}
+
+// undecidedWhy says in one sentence why a run that spent its rounds left a
+// comparison undecided: how far apart its per-round ratios were, against
+// the precision asked for, and what disturbed the rounds (stalls, other
+// load on the host). "" when everything is decided or the run stopped for
+// another reason.
+func undecidedWhy(r *Run, rec *RoundsRecord) string {
+	if rec.Stopped != StoppedBudget && rec.Stopped != StoppedMaxRepeats {
+		return ""
+	}
+	br := byRepeat(r)
+	var parts []string
+	for _, d := range rec.Decisions {
+		if d.Outcome != OutcomeUndecided || d.Expectation != "" {
+			continue
+		}
+		xs, ys := pairedValues(br, d.X, d.Y, "tps")
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range xs {
+			if xs[i] > 0 && ys[i] > 0 {
+				q := xs[i] / ys[i]
+				lo, hi = math.Min(lo, q), math.Max(hi, q)
+			}
+		}
+		if math.IsInf(lo, 0) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s's per-round ratios ranged %.2f–%.2f", d.Label, lo, hi))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	stalled, contended, runs := 0, 0, 0
+	for _, c := range r.Cells {
+		if c.Status != CellOK {
+			continue
+		}
+		runs++
+		if c.Stalls != nil && c.Stalls.Count > 0 {
+			stalled++
+		}
+		if c.Contention != nil && c.Contention.Contended {
+			contended++
+		}
+	}
+	var causes []string
+	if stalled > 0 {
+		causes = append(causes, fmt.Sprintf("stalls in %d of %d cell runs", stalled, runs))
+	}
+	if contended > 0 {
+		causes = append(causes, fmt.Sprintf("other load on the host in %d of %d", contended, runs))
+	}
+	cause := ""
+	if len(causes) > 0 {
+		cause = " (" + strings.Join(causes, ", ") + ")"
+	}
+	return fmt.Sprintf("Why it is undecided here: %s%s, wider than the %g%% difference the question asks about, so %d rounds could neither show a difference nor rule one out; a larger budget (max_repeats, budget), longer cells or a quieter host would.",
+		strings.Join(parts, "; "), cause, rec.Precision*100, rec.Rounds)
 }

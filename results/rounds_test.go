@@ -217,3 +217,31 @@ func TestConclusiveRunShowsOneInterval(t *testing.T) {
 		t.Errorf("the Conclusion repeats the ratio with the fixed-rounds interval:\n%s", b.String())
 	}
 }
+
+// A run that spent its rounds undecided says why in one sentence: how far
+// its per-round ratios ranged against the precision asked for.
+func TestUndecidedSaysWhy(t *testing.T) {
+	t.Parallel()
+	r := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050},
+		"b0e1": {1500, 900, 1400, 800, 1300, 1000},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800},
+	})
+	r.Rounds, _ = NewRoundsRecord(r, RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, StoppedMaxRepeats, 0)
+	var b bytes.Buffer
+	WriteConclusion(&b, r)
+	if !strings.Contains(b.String(), "Why it is undecided here: b0e1 vs b1e1's per-round ratios ranged 0.78–1.50") {
+		t.Errorf("conclusion:\n%s", b.String())
+	}
+	decided := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050, 990},
+		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
+	})
+	decided.Rounds, _ = NewRoundsRecord(decided, flushSpec, StoppedDecided, 0)
+	b.Reset()
+	WriteConclusion(&b, decided)
+	if strings.Contains(b.String(), "Why it is undecided") {
+		t.Errorf("a decided run explains an undecided one:\n%s", b.String())
+	}
+}
