@@ -56,8 +56,11 @@ const (
 	measureMargin = 5 * time.Second
 	// connectPerThread is what the engine is given to open and prepare
 	// each worker's connection before its clock starts (1,000 threads took
-	// 2 minutes under the race detector on a shared 2-core machine).
-	connectPerThread = 250 * time.Millisecond
+	// 2 minutes under the race detector on a shared 2-core machine, and
+	// more than the 250 ms a thread first allowed on that machine with
+	// other jobs running). It is a backstop: a server that stops answering
+	// is found by the watchdog within seconds, whatever this allows.
+	connectPerThread = time.Second
 )
 
 // DefaultUnresponsive is how long the server may leave a ping unanswered

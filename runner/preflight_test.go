@@ -87,6 +87,9 @@ threads = 1000
 `)
 	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: sandboxStart})
 	if err != nil {
+		if run != nil && len(run.Cells) > 0 {
+			t.Fatalf("%v: %s", err, run.Cells[0].Error)
+		}
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
