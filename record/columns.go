@@ -113,6 +113,9 @@ var Columns = []Column{
 		}
 		return "no"
 	}},
+	// The limits in force that did not bind in the measured window
+	// (parts.AssessBinding), space-separated; empty without limits.
+	{Name: "limits_unbound", Text: func(c *Cell) string { return strings.Join(c.Binding.Unbound(), " ") }},
 }
 
 // ColumnNamed returns the column of that cells.csv name.

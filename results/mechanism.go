@@ -136,6 +136,7 @@ func Observe(c *Cell, columns []string) {
 	if len(m) > 0 {
 		c.Mechanism = m
 	}
+	observeBinding(c, col) // binding.go
 }
 
 func finiteOr0(v float64) float64 {
