@@ -58,7 +58,7 @@ func bindingOf(t *testing.T, ctx context.Context, sb *server.Sandbox, lim catalo
 	b := parts.AssessBinding(lim, parts.BindingSeries{
 		ThrottledPeriods: col("cg_cpu_throttled_periods_s"), ThrottledMs: col("cg_cpu_throttled_ms_s"),
 		Reads: col("cg_reads_s"), Writes: col("cg_writes_s"), ReadKB: col("cg_read_kb_s"), WriteKB: col("cg_write_kb_s"),
-		MemoryMB: col("cg_memory_mb"), ServerCPUPct: col("cpu_server_pct"),
+		MemoryMB: col("cg_memory_mb"), MemoryLimitHits: col("cg_memory_limit_hits_s"), ServerCPUPct: col("cpu_server_pct"),
 	})
 	for _, l := range b.Limits {
 		t.Logf("%s (bound %v)", l.Text, l.Bound)

@@ -30,6 +30,7 @@ func observeBinding(c *Cell, col func(string) []float64) {
 		ReadKB:           col("cg_read_kb_s"),
 		WriteKB:          col("cg_write_kb_s"),
 		MemoryMB:         col("cg_memory_mb"),
+		MemoryLimitHits:  col("cg_memory_limit_hits_s"),
 		ServerCPUPct:     col("cpu_server_pct"),
 	})
 	if len(b.Limits) > 0 {

@@ -39,6 +39,7 @@ type BindingSeries struct {
 	Reads, Writes    []float64 // cg_reads_s, cg_writes_s
 	ReadKB, WriteKB  []float64 // cg_read_kb_s, cg_write_kb_s
 	MemoryMB         []float64 // cg_memory_mb
+	MemoryLimitHits  []float64 // cg_memory_limit_hits_s (v1 failcnt, v2 memory.events max)
 	ServerCPUPct     []float64 // cpu_server_pct
 }
 
@@ -128,11 +129,26 @@ func AssessBinding(l catalog.LimitSet, s BindingSeries) Binding {
 	disk("disk_read_bps", l.DiskReadBPS, s.ReadKB, 1024, "reads")
 	if l.Memory > 0 {
 		limit := float64(l.Memory)
-		lb := atLimit("memory", l, s.MemoryMB, func(v float64) bool { return v*(1<<20) >= MemoryBoundFraction*limit })
+		// A second binds when the group was near the limit or reached it
+		// (the kernel reclaimed to keep it under).
+		near := make([]float64, len(s.MemoryMB))
+		for i, mb := range s.MemoryMB {
+			near[i] = mb
+			if i < len(s.MemoryLimitHits) && s.MemoryLimitHits[i] > 0 && !math.IsNaN(mb) {
+				near[i] = math.Inf(1)
+			}
+		}
+		lb := atLimit("memory", l, near, func(v float64) bool { return v*(1<<20) >= MemoryBoundFraction*limit })
 		if lb.Measured {
 			lb.Mean, lb.Peak = meanPeak(s.MemoryMB, 1<<20)
-			lb.Text = fmt.Sprintf("memory = %s: the server's group peaked at %.0f MiB of %.0f MiB (page cache included; near the limit in %d of %d s)",
-				lb.Limit, lb.Peak/(1<<20), limit/(1<<20), lb.BoundSeconds, lb.Seconds)
+			hits := 0.0
+			for _, h := range s.MemoryLimitHits {
+				if !math.IsNaN(h) {
+					hits += h
+				}
+			}
+			lb.Text = fmt.Sprintf("memory = %s: the server's group peaked at %.0f MiB of %.0f MiB (page cache included), reached the limit %.0f times; near it in %d of %d s",
+				lb.Limit, lb.Peak/(1<<20), limit/(1<<20), hits, lb.BoundSeconds, lb.Seconds)
 		}
 		add(lb)
 	}
@@ -151,7 +167,7 @@ func atLimit(key string, l catalog.LimitSet, xs []float64, at func(float64) bool
 		lb.Limit = catalog.FormatBytes(l.DiskReadBPS)
 	}
 	for _, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if math.IsNaN(x) || math.IsInf(x, -1) {
 			continue
 		}
 		lb.Seconds++
