@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -188,4 +189,21 @@ func rowsText(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	}
 	return strconv.Itoa(n)
+}
+
+// writeBindingNote is the cell's line in "What happened in each cell": how
+// much each limit in force bound in the measured window.
+func writeBindingNote(w io.Writer, c Cell) {
+	if c.Binding == nil {
+		return
+	}
+	var parts []string
+	for _, lb := range c.Binding.Limits {
+		t := lb.Text
+		if lb.Measured && !lb.Bound {
+			t = "**" + t + ": did not bind**"
+		}
+		parts = append(parts, t)
+	}
+	fmt.Fprintf(w, "- limits: %s\n", strings.Join(parts, "; "))
 }

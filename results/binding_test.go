@@ -60,6 +60,14 @@ func TestBindingWarnings(t *testing.T) {
 	if !strings.Contains(strings.Join(Conclude(r).Warnings, "\n"), "cpus = 8 never throttled") {
 		t.Error("the Conclusion does not carry the warning")
 	}
+	var note strings.Builder
+	writeBindingNote(&note, r.Cells[0])
+	writeBindingNote(&note, r.Cells[2])
+	for _, want := range []string{"- limits: **cpus = 8: throttled in 0 of 20 s (0 ms/s held back): did not bind**", "- limits: cpus = 0.2: throttled in 20 of 20 s (700 ms/s held back)\n"} {
+		if !strings.Contains(note.String(), want) {
+			t.Errorf("cell notes %q do not say %q", note.String(), want)
+		}
+	}
 	col, _ := record.ColumnNamed("limits_unbound")
 	if got := col.Field(&r.Cells[0]); got != "cpus" {
 		t.Errorf("limits_unbound = %q, want cpus", got)
