@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -27,16 +26,7 @@ func bindingOf(t *testing.T, ctx context.Context, sb *server.Sandbox, lim catalo
 	if !ok {
 		t.Fatalf("a limited sandbox has no cgroup: %+v", paths)
 	}
-	sdb, err := OpenDB(sb.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
-	info := sb.Info()
-	s, err := Start(ctx, Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: sb.PID(), Cgroup: paths})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := samplerOn(t, ctx, sb)
 	lctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	lerr := load(lctx)
@@ -114,27 +104,8 @@ func boundOf(t *testing.T, b parts.Binding, key string) parts.LimitBinding {
 // quota under the same reads and a 50 write IOPS cap under commit-per-insert
 // do.
 func TestBindingRealSandbox(t *testing.T) {
-	if _, err := server.FindBinary(""); err != nil {
-		t.Skip(err)
-	}
-	all := catalog.LimitSet{CPUs: 8, DiskReadIOPS: 200, DiskWriteIOPS: 50}
-	if err := server.CheckLimitSupport(all); err != nil {
-		t.Skipf("this machine cannot apply limits: %v", err)
-	}
-	tmp, err := os.MkdirTemp("", "obs-bind-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	t.Setenv("TMPDIR", tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Limits: all,
-		Startup: []server.Setting{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}, {Name: "innodb_buffer_pool_size", Value: "134217728"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sb.Stop(context.Background()) })
+	ctx, sb, _ := limitedSandbox(t, catalog.LimitSet{CPUs: 8, DiskReadIOPS: 200, DiskWriteIOPS: 50},
+		server.Setting{Name: "innodb_flush_log_at_trx_commit", Value: "1"}, server.Setting{Name: "innodb_buffer_pool_size", Value: "134217728"})
 	db := openPool(t, sb)
 	mustExec(t, db, "CREATE DATABASE bind", "CREATE TABLE bind.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT, pad CHAR(100)) ENGINE=InnoDB",
 		"INSERT INTO bind.t (v, pad) SELECT seq, 'x' FROM bind.seq_1_to_20000", "CREATE TABLE bind.w (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB")

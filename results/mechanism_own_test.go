@@ -16,20 +16,11 @@ import (
 func TestMechanismServerOwnIO(t *testing.T) {
 	t.Parallel()
 	cols := observe.Columns()
-	idx := map[string]int{}
-	for i, c := range cols {
-		idx[c] = i
-	}
 	c := &Cell{Status: CellOK}
 	for s := 0; s < 10; s++ {
 		c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 50})
-		row := make([]float64, len(cols))
-		for i := range row {
-			row[i] = math.NaN()
-		}
-		row[idx["disk_writes_s"]], row[idx["disk_write_kb_s"]] = 1800, 23600
-		row[idx["cg_writes_s"]], row[idx["cg_write_kb_s"]], row[idx["cg_reads_s"]] = 100, 800, 5
-		c.Metrics = append(c.Metrics, row)
+		c.Metrics = append(c.Metrics, metricRow(cols, map[string]float64{
+			"disk_writes_s": 1800, "disk_write_kb_s": 23600, "cg_writes_s": 100, "cg_write_kb_s": 800, "cg_reads_s": 5}))
 	}
 	Observe(c, cols)
 	for k, v := range map[string]float64{"cg_writes_trx": 2, "cg_kb_trx": 16, "cg_reads_trx": 0.1, "disk_writes_trx": 36, "disk_kb_trx": 472} {
@@ -41,4 +32,17 @@ func TestMechanismServerOwnIO(t *testing.T) {
 	if got := mechanismLine(c.Mechanism); got != want {
 		t.Errorf("mechanismLine = %q\nwant           %q", got, want)
 	}
+}
+
+// metricRow is one sampled row of cols: the values given, NaN elsewhere.
+func metricRow(cols []string, vals map[string]float64) []float64 {
+	row := make([]float64, len(cols))
+	for i, name := range cols {
+		v, ok := vals[name]
+		if !ok {
+			v = math.NaN()
+		}
+		row[i] = v
+	}
+	return row
 }
