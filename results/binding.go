@@ -144,11 +144,11 @@ func limitBytes(lb record.LimitBinding) float64 {
 	return float64(n)
 }
 
-// dataFits explains a read limit that could not bind: the
+// dataFits explains a read or memory limit that could not bind: the
 // workload's tables (data and indexes, as the cell began) against the
 // buffer pool.
 func dataFits(r *Run, c *Cell, key string) string {
-	if key != "disk_read_iops" && key != "disk_read_bps" {
+	if key != "disk_read_iops" && key != "disk_read_bps" && key != "memory" {
 		return ""
 	}
 	if c.Growth == nil || c.Growth.BytesBefore <= 0 {
@@ -174,6 +174,13 @@ func dataFits(r *Run, c *Cell, key string) string {
 	shape := ""
 	if c.Workload.Tables > 0 && c.Workload.TableSize > 0 {
 		shape = fmt.Sprintf("%d x %s ", c.Workload.Tables, rowsText(c.Workload.TableSize))
+	}
+	if key == "memory" {
+		limit := c.Limits.Requested.Memory
+		if limit <= 0 || pool+data >= limit {
+			return ""
+		}
+		return fmt.Sprintf("the %s buffer pool and the %sdata (%.0f MiB) fit in it with room to spare", catalog.FormatBytes(pool), shape, float64(data)/(1<<20))
 	}
 	if data > pool {
 		return fmt.Sprintf("the %sdata (%.0f MiB) is larger than the %s buffer pool", shape, float64(data)/(1<<20), catalog.FormatBytes(pool))

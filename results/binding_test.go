@@ -32,6 +32,7 @@ func TestBindingWarnings(t *testing.T) {
 		mk("read-cap", catalog.LimitSet{DiskReadIOPS: 200}, []float64{0, 0, 1, 0, 130, 150}),
 		mk("small-quota", catalog.LimitSet{CPUs: 0.2}, []float64{9, 700, 0, 0, 20, 150}),
 		mk("write-cap", catalog.LimitSet{DiskWriteIOPS: 50}, []float64{0, 0, 0, 50, 20, 150}),
+		mk("small-vm", catalog.LimitSet{Memory: 2 << 30}, []float64{0, 0, 0, 0, 50, 150}),
 	}
 	for _, c := range r.Cells {
 		if c.Binding == nil || len(c.Binding.Limits) != 1 {
@@ -41,14 +42,15 @@ func TestBindingWarnings(t *testing.T) {
 	ws := bindingWarnings(r)
 	all := strings.Join(ws, "\n")
 	t.Log(all)
-	if len(ws) != 2 {
-		t.Fatalf("%d warnings, want 2 (the quota of 8 and the read cap)", len(ws))
+	if len(ws) != 3 {
+		t.Fatalf("%d warnings, want 3 (the quota of 8, the read cap, the memory limit)", len(ws))
 	}
 	for _, want := range []string{
 		"big-quota: cpus = 8 never throttled",
 		"the host has 2 CPUs, fewer than the quota: the 8-CPU machine was not created",
 		"read-cap: disk_read_iops = 200 never at the cap",
 		"the 4 x 100k data (100 MiB) fits the 512M buffer pool: the disk read limit could not touch reads",
+		"small-vm: memory = 2G never bound: the server's group peaked at 150 MiB of 2048 MiB (page cache included): the 2G machine was not created; the 512M buffer pool and the 4 x 100k data (100 MiB) fit in it with room to spare",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("warnings do not say %q", want)
