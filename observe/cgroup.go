@@ -26,6 +26,7 @@ import (
 //	| IOs, bytes | blkio.throttle.io_serviced, io_service_bytes ("MAJ:MIN Read N") | io.stat (rios= wios= rbytes= wbytes=) |
 //	| time stalled on IO | (none) | io.pressure "some ... total=" (µs) |
 //	| memory | memory.usage_in_bytes | memory.current |
+//	| memory limit hit | memory.failcnt | memory.events "max" |
 //	| CPU throttling | cpu.stat nr_throttled, throttled_time (ns) | cpu.stat nr_throttled, throttled_usec |
 //
 // No kernel file reports the time blk-throttle held a group's IOs back
@@ -41,6 +42,7 @@ const (
 	keyCgWriteBytes   = "cg.write_bytes"
 	keyCgIOStallUs    = "cg.io_stall_us"
 	keyCgMemory       = "cg.memory_bytes"
+	keyCgMemLimitHits = "cg.memory_limit_hits"
 	keyCgNrThrottled  = "cg.cpu_nr_throttled"
 	keyCgThrottledUs  = "cg.cpu_throttled_us"
 	keyDiskWeightedMs = "os.disk.weighted_ms"
@@ -76,6 +78,8 @@ var cgroupColumns = []column{
 			}
 			return nan
 		}},
+	{ColumnDoc{"cg_memory_limit_hits_s", "rate", "times per second the server's cgroup reached its memory limit (the kernel reclaimed its memory, page cache first, to stay under it): v1 memory.failcnt, v2 memory.events max"}, false,
+		rate(keyCgMemLimitHits)},
 	{ColumnDoc{"cg_cpu_throttled_periods_s", "rate", "CFS periods (100 ms) per second in which the server's cgroup used up its CPU quota and was held back: cpu.stat nr_throttled (v1 and v2)"}, false,
 		rate(keyCgNrThrottled)},
 	{ColumnDoc{"cg_cpu_throttled_ms_s", "rate", "milliseconds per second the CPU quota held the server's cgroup back (summed over its CPUs' run queues, so it can exceed 1000): cpu.stat v1 throttled_time, v2 throttled_usec"}, false,
@@ -181,6 +185,11 @@ func (c *cgroupReader) read(vals map[string]float64) {
 			}
 		}
 		storeInt(vals, keyCgMemory, filepath.Join(dir, "memory.current"))
+		if b, err := os.ReadFile(filepath.Join(dir, "memory.events")); err == nil {
+			if n, ok := parseFlatKeyed(string(b))["max"]; ok {
+				vals[keyCgMemLimitHits] = n
+			}
+		}
 		c.readCPUStat(vals, filepath.Join(dir, "cpu.stat"), "throttled_usec", 1)
 		return
 	}
@@ -194,6 +203,7 @@ func (c *cgroupReader) read(vals map[string]float64) {
 	}
 	if dir, ok := p.Dirs["memory"]; ok {
 		storeInt(vals, keyCgMemory, filepath.Join(dir, "memory.usage_in_bytes"))
+		storeInt(vals, keyCgMemLimitHits, filepath.Join(dir, "memory.failcnt"))
 	}
 	if dir, ok := p.Dirs["cpu"]; ok {
 		c.readCPUStat(vals, filepath.Join(dir, "cpu.stat"), "throttled_time", 1.0/1000)

@@ -1,9 +1,7 @@
 package observe
 
 import (
-	"context"
 	"math"
-	"os"
 	"sort"
 	"testing"
 	"time"
@@ -17,30 +15,8 @@ import (
 // cgroup: the cg_* columns carry the server's own writes (at most the cap),
 // its memory and its CPU throttling, and the device's queue is sampled.
 func TestCgroupColumnsRealSandbox(t *testing.T) {
-	lim := catalog.LimitSet{DiskWriteIOPS: 100, CPUs: 0.5, Memory: 1 << 30}
-	if _, err := server.FindBinary(""); err != nil {
-		t.Skip(err)
-	}
-	if err := server.CheckLimitSupport(lim); err != nil {
-		t.Skipf("this machine cannot apply limits: %v", err)
-	}
-	tmp, err := os.MkdirTemp("", "obs-cg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	t.Setenv("TMPDIR", tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	sb, err := server.StartSandbox(ctx, server.SandboxConfig{Limits: lim,
-		Startup: []server.Setting{{Name: "innodb_flush_log_at_trx_commit", Value: "1"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sb.Stop(context.Background()) })
-	if _, err := sb.SetLimits(ctx, lim); err != nil {
-		t.Fatal(err)
-	}
+	ctx, sb, _ := limitedSandbox(t, catalog.LimitSet{DiskWriteIOPS: 100, CPUs: 0.5, Memory: 1 << 30},
+		server.Setting{Name: "innodb_flush_log_at_trx_commit", Value: "1"})
 	paths, ok := sb.Cgroup()
 	if !ok || paths.Device == "" {
 		t.Fatalf("a limited sandbox has no cgroup paths: %+v %v", paths, ok)
@@ -48,16 +24,7 @@ func TestCgroupColumnsRealSandbox(t *testing.T) {
 	db := openPool(t, sb)
 	mustExec(t, db, "CREATE DATABASE cg", "CREATE TABLE cg.t (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB")
 
-	sdb, err := OpenDB(sb.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
-	info := sb.Info()
-	s, err := Start(ctx, Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: sb.PID(), Cgroup: paths})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := samplerOn(t, ctx, sb)
 	end := time.Now().Add(5 * time.Second)
 	n := 0
 	for time.Now().Before(end) {

@@ -47,17 +47,19 @@ func TestCgroupColumnsFakeSys(t *testing.T) {
 				"blkio/blkio.throttle.io_serviced":      "254:0 Read 10\n254:0 Write 100\n254:0 Sync 90\n254:0 Async 20\n254:0 Discard 0\n254:0 Total 110\n8:0 Read 1000\n8:0 Write 1000\nTotal 2110\n",
 				"blkio/blkio.throttle.io_service_bytes": "254:0 Read 40960\n254:0 Write 409600\n254:0 Total 450560\n8:0 Write 99999999\nTotal 100450559\n",
 				"memory/memory.usage_in_bytes":          "1073741824\n",
+				"memory/memory.failcnt":                 "3\n",
 				"cpu/cpu.stat":                          "nr_periods 100\nnr_throttled 4\nthrottled_time 2000000000\nnr_bursts 0\nburst_time 0\n",
 			},
 			after: map[string]string{
 				"blkio/blkio.throttle.io_serviced":      "254:0 Read 30\n254:0 Write 200\n254:0 Sync 200\n254:0 Total 230\n8:0 Read 5000\n8:0 Write 5000\nTotal 10230\n",
 				"blkio/blkio.throttle.io_service_bytes": "254:0 Read 122880\n254:0 Write 1228800\n8:0 Write 199999999\n",
 				"memory/memory.usage_in_bytes":          "1610612736\n",
+				"memory/memory.failcnt":                 "7\n",
 				"cpu/cpu.stat":                          "nr_periods 110\nnr_throttled 10\nthrottled_time 2450000000\n",
 			},
 			want: map[string]float64{
 				"cg_reads_s": 20, "cg_writes_s": 100, "cg_read_kb_s": 80, "cg_write_kb_s": 800,
-				"cg_memory_mb": 1536, "cg_cpu_throttled_periods_s": 6, "cg_cpu_throttled_ms_s": 450,
+				"cg_memory_mb": 1536, "cg_memory_limit_hits_s": 4, "cg_cpu_throttled_periods_s": 6, "cg_cpu_throttled_ms_s": 450,
 			},
 			missing: []string{"cg_io_stall_pct"},
 		},
@@ -72,7 +74,7 @@ func TestCgroupColumnsFakeSys(t *testing.T) {
 				"blkio/blkio.throttle.io_service_bytes": "8:0 Write 4096\n",
 			},
 			want:    map[string]float64{"cg_reads_s": 5, "cg_writes_s": 100, "cg_write_kb_s": 4},
-			missing: []string{"cg_memory_mb", "cg_cpu_throttled_periods_s", "cg_io_stall_pct"},
+			missing: []string{"cg_memory_mb", "cg_memory_limit_hits_s", "cg_cpu_throttled_periods_s", "cg_io_stall_pct"},
 		},
 		{
 			name: "v2",
@@ -82,17 +84,19 @@ func TestCgroupColumnsFakeSys(t *testing.T) {
 				"g/io.stat":        "8:0 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=0 dios=0\n", // no IO on 254:0 yet
 				"g/io.pressure":    "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=500000\n",
 				"g/memory.current": "268435456\n",
+				"g/memory.events":  "low 0\nhigh 0\nmax 2\noom 0\noom_kill 0\n",
 				"g/cpu.stat":       "usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\nnr_periods 50\nnr_throttled 0\nthrottled_usec 0\n",
 			},
 			after: map[string]string{
 				"g/io.stat":        "8:0 rbytes=1 wbytes=1 rios=1 wios=1 dbytes=0 dios=0\n254:0 rbytes=8192 wbytes=1048576 rios=2 wios=256 dbytes=0 dios=0\n",
 				"g/io.pressure":    "some avg10=30.00 avg60=5.00 avg300=1.00 total=1250000\nfull avg10=20.00 avg60=3.00 avg300=0.50 total=600000\n",
 				"g/memory.current": "536870912\n",
+				"g/memory.events":  "low 0\nhigh 4\nmax 5\noom 0\noom_kill 0\n",
 				"g/cpu.stat":       "usage_usec 6000000\nnr_periods 60\nnr_throttled 8\nthrottled_usec 300000\n",
 			},
 			want: map[string]float64{
 				"cg_reads_s": 2, "cg_writes_s": 256, "cg_read_kb_s": 8, "cg_write_kb_s": 1024,
-				"cg_io_stall_pct": 25, "cg_memory_mb": 512, "cg_cpu_throttled_periods_s": 8, "cg_cpu_throttled_ms_s": 300,
+				"cg_io_stall_pct": 25, "cg_memory_mb": 512, "cg_memory_limit_hits_s": 3, "cg_cpu_throttled_periods_s": 8, "cg_cpu_throttled_ms_s": 300,
 			},
 		},
 	}

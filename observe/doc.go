@@ -89,6 +89,7 @@
 //	| `cg_write_kb_s` | rate | KiB written per second by the server's cgroup on that device: v1 blkio.throttle.io_service_bytes, v2 io.stat wbytes |
 //	| `cg_io_stall_pct` | interval | share of the interval in which some task of the server's cgroup waited on IO (throttled or not), %: v2 io.pressure "some" total; empty on cgroup v1, which reports no per-group IO wait |
 //	| `cg_memory_mb` | gauge | memory charged to the server's cgroup, page cache included, MiB: v1 memory.usage_in_bytes, v2 memory.current |
+//	| `cg_memory_limit_hits_s` | rate | times per second the server's cgroup reached its memory limit (the kernel reclaimed its memory, page cache first, to stay under it): v1 memory.failcnt, v2 memory.events max |
 //	| `cg_cpu_throttled_periods_s` | rate | CFS periods (100 ms) per second in which the server's cgroup used up its CPU quota and was held back: cpu.stat nr_throttled (v1 and v2) |
 //	| `cg_cpu_throttled_ms_s` | rate | milliseconds per second the CPU quota held the server's cgroup back (summed over its CPUs' run queues, so it can exceed 1000): cpu.stat v1 throttled_time, v2 throttled_usec |
 //

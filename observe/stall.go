@@ -38,6 +38,12 @@ type StallOptions struct {
 	// the host's, not the server's: it is counted in StallReport.HostDips,
 	// not reported as a stall.
 	Starved []bool
+	// OtherIO marks the intervals in which other processes' IO dominated
+	// the datadir's device (otherio.go: OtherIODominated); nil when
+	// unknown. An episode not the host's by Starved whose deepest interval
+	// and at least half of whose intervals are marked is the host's too:
+	// counted in StallReport.HostIODips.
+	OtherIO []bool
 }
 
 func (o StallOptions) withDefaults() StallOptions {
@@ -159,6 +165,8 @@ func DetectStalls(tps []float64, step time.Duration, opt StallOptions) StallRepo
 		case j-i < opt.MinEpisode:
 		case hostsDip(opt.Starved, tps, i, j):
 			r.HostDips++
+		case hostsDip(opt.OtherIO, tps, i, j):
+			r.HostIODips++
 		case !ep.Deep && j-i < opt.MinShallow:
 			dips = append(dips, ep)
 		default:
@@ -354,6 +362,14 @@ func stallText(r StallReport) string {
 	host := ""
 	if r.HostDips > 0 {
 		host = fmt.Sprintf("%d dip%s while the host took the CPUs (the load waited to run) not counted", r.HostDips, plural(r.HostDips))
+	}
+	if r.HostIODips > 0 {
+		io := fmt.Sprintf("%d dip%s while other processes' IO took the disk not counted", r.HostIODips, plural(r.HostIODips))
+		if host != "" {
+			host += "; " + io
+		} else {
+			host = io
+		}
 	}
 	if r.Count == 0 {
 		var notes []string

@@ -90,19 +90,19 @@ var Columns = []Column{
 	{Name: "error", Text: func(c *Cell) string { return strings.Join(strings.Fields(c.Error), " ") }},
 
 	// The mechanism (results/mechanism.go computes Cell.Mechanism).
-	mechanism("data_fsyncs_trx", "fsyncs", "data fsync/trx", "%.2f", true),     // Innodb_data_fsyncs per transaction (MariaDB: the redo log's included)
-	mechanism("redo_fsyncs_trx", "fsyncs", "redo fsync/trx", "%.2f", true),     // Innodb_os_log_fsyncs per transaction (MySQL only)
-	mechanism("binlog_fsyncs_trx", "fsyncs", "binlog fsync/trx", "%.2f", true), // binary log fsyncs per transaction
-	mechanism("disk_writes_trx", "writes", "dev writes/trx", "%.2f", true),     // device writes completed per transaction
-	mechanism("disk_kb_trx", "KiB", "KiB written/trx", "%.1f", true),           // KiB written to the device per transaction
-	mechanism("disk_flushes_trx", "flushes", "dev flushes/trx", "%.2f", true),  // device cache flushes per transaction
-	mechanism("server_cpu_us_trx", "µs", "server CPU µs/trx", "%.0f", true),    // server CPU (user + system) per transaction
-	mechanism("disk_iops", "IOPS", "IOPS", "%.0f", false),                      // device reads + writes per second (mean)
-	mechanism("disk_kb_io", "KiB", "KiB/IO", "%.1f", false),                    // KiB per IO (read + written over reads + writes)
-	mechanism("disk_queue", "IOs", "queue", "%.2f", false),                     // mean IOs in flight: IOPS × await (Little's law, like sar's aqu-sz)
-	mechanism("disk_await_ms", "ms", "await ms", "%.3f", false),                // mean time per IO, queueing included (IO-weighted)
-	mechanism("disk_util_pct", "%", "util %", "%.0f", false),                   // share of time the device was busy (mean)
-	mechanism("cpu_other_pct", "%", "other CPU %", "%.0f", false),              // CPU used by other processes, % of one CPU (median)
+	mechanism("data_fsyncs_trx", "fsyncs", "data fsync/trx", "%.2f", true),                // Innodb_data_fsyncs per transaction (MariaDB: the redo log's included)
+	mechanism("redo_fsyncs_trx", "fsyncs", "redo fsync/trx", "%.2f", true),                // Innodb_os_log_fsyncs per transaction (MySQL only)
+	mechanism("binlog_fsyncs_trx", "fsyncs", "binlog fsync/trx", "%.2f", true),            // binary log fsyncs per transaction
+	mechanism("disk_writes_trx", "writes", "dev writes/trx (whole device)", "%.2f", true), // device writes completed per transaction
+	mechanism("disk_kb_trx", "KiB", "dev KiB written/trx (whole device)", "%.1f", true),   // KiB written to the device per transaction
+	mechanism("disk_flushes_trx", "flushes", "dev flushes/trx", "%.2f", true),             // device cache flushes per transaction
+	mechanism("server_cpu_us_trx", "µs", "server CPU µs/trx", "%.0f", true),               // server CPU (user + system) per transaction
+	mechanism("disk_iops", "IOPS", "IOPS", "%.0f", false),                                 // device reads + writes per second (mean)
+	mechanism("disk_kb_io", "KiB", "KiB/IO", "%.1f", false),                               // KiB per IO (read + written over reads + writes)
+	mechanism("disk_queue", "IOs", "queue", "%.2f", false),                                // mean IOs in flight: IOPS × await (Little's law, like sar's aqu-sz)
+	mechanism("disk_await_ms", "ms", "await ms", "%.3f", false),                           // mean time per IO, queueing included (IO-weighted)
+	mechanism("disk_util_pct", "%", "util %", "%.0f", false),                              // share of time the device was busy (mean)
+	mechanism("cpu_other_pct", "%", "other CPU %", "%.0f", false),                         // CPU used by other processes, % of one CPU (median)
 
 	{Name: "contended", Text: func(c *Cell) string {
 		switch {
@@ -113,6 +113,15 @@ var Columns = []Column{
 		}
 		return "no"
 	}},
+	// The limits in force that did not bind in the measured window
+	// (parts.AssessBinding), space-separated; empty without limits.
+	{Name: "limits_unbound", Text: func(c *Cell) string { return strings.Join(c.Binding.Unbound(), " ") }},
+	// The server's own IO per transaction, from its cgroup (v1
+	// blkio.throttle.io_serviced/io_service_bytes, v2 io.stat) on the
+	// datadir's device; empty when the server has no cgroup of its own.
+	mechanism("cg_writes_trx", "writes", "server writes/trx", "%.2f", false),
+	mechanism("cg_reads_trx", "reads", "server reads/trx", "%.2f", false),
+	mechanism("cg_kb_trx", "KiB", "server KiB written/trx", "%.1f", false),
 }
 
 // ColumnNamed returns the column of that cells.csv name.

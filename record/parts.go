@@ -1,6 +1,9 @@
 package record
 
-import "benchmatrix/record/parts"
+import (
+	"benchmatrix/catalog"
+	"benchmatrix/record/parts"
+)
 
 // The providers' and observers' parts of the record (package parts).
 type (
@@ -29,3 +32,16 @@ type (
 func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th ContentionThresholds) Contention {
 	return parts.AssessContention(cpuOther, steal, ioOther, ioAll, th)
 }
+
+type (
+	// Binding is how much each limit in force bound a cell's server.
+	Binding = parts.Binding
+	// LimitBinding is one limit's part of it.
+	LimitBinding = parts.LimitBinding
+	// BindingSeries are the counters it is judged on.
+	BindingSeries = parts.BindingSeries
+)
+
+// AssessBinding is parts.AssessBinding: a pure function of the limits and
+// the measured seconds' counters.
+func AssessBinding(l catalog.LimitSet, s BindingSeries) Binding { return parts.AssessBinding(l, s) }

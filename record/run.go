@@ -141,6 +141,9 @@ type Cell struct {
 	// DiskCheck what a disk limit delivered (issue 15: runner/limits.go).
 	Limits    *LimitsInForce `json:"limits,omitempty"`
 	DiskCheck *DiskCheck     `json:"disk_check,omitempty"`
+	// Binding is how much each of those limits bound in the measured
+	// window (results/binding.go).
+	Binding *Binding `json:"binding,omitempty"`
 	// Profile is what profiling the cell produced (profile.go).
 	Profile *CellProfile `json:"profile,omitempty"`
 

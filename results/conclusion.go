@@ -183,6 +183,7 @@ func Conclude(r *Run) *Conclusion {
 	if len(noisyHost) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
 	}
+	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {

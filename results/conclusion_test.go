@@ -158,7 +158,7 @@ func TestObserveMechanism(t *testing.T) {
 	if c.Contention == nil || c.Contention.Contended {
 		t.Errorf("contention %+v", c.Contention)
 	}
-	if got := mechanismLine(c.Mechanism); got != "1.00 data fsyncs, 1.00 binlog fsyncs, 2.00 device writes, 8.0 KiB written, 500 µs server CPU per transaction; device await 0.250 ms, 60% busy" {
+	if got := mechanismLine(c.Mechanism); got != "1.00 data fsyncs, 1.00 binlog fsyncs, 2.00 device writes, 8.0 KiB written (whole device, other processes' IO included), 500 µs server CPU per transaction; device await 0.250 ms, 60% busy" {
 		t.Errorf("mechanismLine = %q", got)
 	}
 	_ = experiment.ExpectColumns

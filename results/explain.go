@@ -23,6 +23,7 @@ func cellNotes() []cellNote {
 		{shows: func(c Cell) bool { return c.Stalls != nil }, write: writeStallNote},
 		{write: writeTopology}, // topology.go
 		{write: writeContentionNote},
+		{shows: func(c Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
 		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
 		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
 	}

@@ -31,6 +31,11 @@ var perTrx = map[string]struct {
 	"disk_kb_trx":       {"disk_write_kb_s", 1},
 	"disk_flushes_trx":  {"disk_flushes_s", 1},
 	"server_cpu_us_trx": {"cpu_server_pct", 1e6 / 100},
+	// The server's own IO, from its cgroup (a sandbox under limits, a
+	// container): beside the whole device's, which other processes share.
+	"cg_writes_trx": {"cg_writes_s", 1},
+	"cg_reads_trx":  {"cg_reads_s", 1},
+	"cg_kb_trx":     {"cg_write_kb_s", 1},
 }
 
 // Observe derives a finished cell's mechanism and contention from its
@@ -136,6 +141,7 @@ func Observe(c *Cell, columns []string) {
 	if len(m) > 0 {
 		c.Mechanism = m
 	}
+	observeBinding(c, col) // binding.go
 }
 
 func finiteOr0(v float64) float64 {
@@ -242,8 +248,9 @@ func MechanismRows(r *Run) ([]string, [][]string) {
 	return header, rows
 }
 
-// mechanismLine is the Conclusion's one line for a cell: its fsyncs, device
-// writes and CPU per transaction.
+// mechanismLine is the Conclusion's one line for a cell: its fsyncs, its
+// own writes (from its cgroup, when it has one), the whole device's writes
+// (labelled: other processes' IO included) and CPU per transaction.
 func mechanismLine(m map[string]float64) string {
 	var parts []string
 	add := func(k, unit string) {
@@ -254,8 +261,26 @@ func mechanismLine(m map[string]float64) string {
 	add("data_fsyncs_trx", "data fsyncs")
 	add("redo_fsyncs_trx", "redo fsyncs")
 	add("binlog_fsyncs_trx", "binlog fsyncs")
-	add("disk_writes_trx", "device writes")
-	add("disk_kb_trx", "KiB written")
+	_, own := m["cg_writes_trx"]
+	if own {
+		add("cg_writes_trx", "server writes")
+		add("cg_kb_trx", "KiB written by the server")
+		add("cg_reads_trx", "server reads")
+	}
+	var dev []string
+	if v, ok := m["disk_writes_trx"]; ok {
+		dev = append(dev, fmt.Sprintf(mechanismFormat("disk_writes_trx")+" device writes", v))
+	}
+	if v, ok := m["disk_kb_trx"]; ok {
+		dev = append(dev, fmt.Sprintf(mechanismFormat("disk_kb_trx")+" KiB written", v))
+	}
+	if len(dev) > 0 {
+		who := "whole device, other processes' IO included"
+		if own {
+			who = "whole device"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(dev, ", "), who))
+	}
 	add("server_cpu_us_trx", "µs server CPU")
 	if len(parts) == 0 {
 		return ""
@@ -310,6 +335,7 @@ func writeMechanism(w io.Writer, r *Run) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nmedians over the repeats of the measured window: fsyncs, device writes, KiB written, device flushes and server CPU per transaction "+
+		"(the device's figures count the whole device, other processes' IO included; the server's writes, reads and KiB come from its own cgroup, when it has one: a sandbox under limits, a container) "+
 		"(Σ per-second figure / Σ tps); IOPS, KiB per IO, queue (IOPS × await, Little's law), await (IO-weighted) and util on the datadir's device; "+
 		"other CPU is the host CPU used by neither the server nor benchmatrix, in %% of one CPU. "+
 		"A cell is contended when other processes used over 25%% of a CPU, the hypervisor stole over 10%%, or other IO exceeded 1 MiB/s and half the device's traffic, in over a fifth of its seconds.\n")

@@ -165,6 +165,7 @@ func (w *watch) stop(ctx context.Context) {
 		opt := observe.StallOptions{Fraction: w.r.m.StallThreshold}
 		if len(runRows) == len(tps) {
 			opt.Starved = observe.Starved(runRows) // the host's dips are not the server's stalls
+			opt.OtherIO = observe.OtherIODominated(runRows)
 		}
 		rep := observe.DetectStalls(tps, time.Second, opt)
 		res.Stalls = &rep

@@ -33,6 +33,9 @@ type StallReport struct {
 	// HostDips counts the episodes in which the host took the CPUs away
 	// (StallOptions.Starved), left out of the stalls.
 	HostDips int
+	// HostIODips counts the episodes in which other processes' IO
+	// dominated the device (StallOptions.OtherIO), left out of the stalls.
+	HostIODips int `json:",omitempty"`
 	// PeriodConfirmed is set when there are ≥ 3 episodes and the
 	// autocorrelation of the series peaks at the period's lag.
 	PeriodConfirmed bool

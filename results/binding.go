@@ -1,0 +1,216 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"benchmatrix/catalog"
+	"benchmatrix/record"
+)
+
+// Conditions that bind, or a warning: each limit in force is judged on the
+// server's own cgroup counters over the measured window
+// (record.AssessBinding), and a limit that never bound in any repeat of a
+// cell is a Conclusion warning, because the machine it stands for was not
+// created. A read limit on data that fits the buffer pool says so with the
+// sizes.
+
+// observeBinding records how much each of the cell's limits bound; col
+// returns a column's measured seconds (NaN for none).
+func observeBinding(c *Cell, col func(string) []float64) {
+	if c.Limits == nil || c.Limits.Requested.Server().IsZero() {
+		return
+	}
+	b := record.AssessBinding(c.Limits.Requested, record.BindingSeries{
+		ThrottledPeriods: col("cg_cpu_throttled_periods_s"),
+		ThrottledMs:      col("cg_cpu_throttled_ms_s"),
+		Reads:            col("cg_reads_s"),
+		Writes:           col("cg_writes_s"),
+		ReadKB:           col("cg_read_kb_s"),
+		WriteKB:          col("cg_write_kb_s"),
+		MemoryMB:         col("cg_memory_mb"),
+		MemoryLimitHits:  col("cg_memory_limit_hits_s"),
+		ServerCPUPct:     col("cpu_server_pct"),
+	})
+	if len(b.Limits) > 0 {
+		c.Binding = &b
+	}
+}
+
+// bindingWarnings are the Conclusion's warnings for limits that did not
+// bind in any successful repeat of a cell, one per cell and limit.
+func bindingWarnings(r *Run) []string {
+	type key struct{ cell, limit string }
+	var order []key
+	seen := map[key][]*Cell{}
+	bound := map[key]bool{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Status != CellOK || c.Binding == nil {
+			continue
+		}
+		for _, lb := range c.Binding.Limits {
+			if !lb.Measured {
+				continue
+			}
+			k := key{c.Name, lb.Key}
+			if _, ok := seen[k]; !ok {
+				order = append(order, k)
+			}
+			seen[k] = append(seen[k], c)
+			bound[k] = bound[k] || lb.Bound
+		}
+	}
+	var out []string
+	for _, k := range order {
+		if bound[k] {
+			continue
+		}
+		cells := seen[k]
+		lb := limitOf(cells[0], k.limit)
+		w := fmt.Sprintf("%s: %s", k.cell, unboundText(lb, r.Host.Cores))
+		if len(cells) > 1 {
+			w += fmt.Sprintf(" (in each of %d repeats)", len(cells))
+		}
+		if d := dataFits(r, cells[0], k.limit); d != "" {
+			w += "; " + d
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func limitOf(c *Cell, key string) record.LimitBinding {
+	for _, lb := range c.Binding.Limits {
+		if lb.Key == key {
+			return lb
+		}
+	}
+	return record.LimitBinding{Key: key}
+}
+
+// unboundText says what a limit that did not bind failed to create.
+func unboundText(lb record.LimitBinding, hostCores int) string {
+	never := lb.BoundSeconds == 0
+	switch lb.Key {
+	case "cpus":
+		s := fmt.Sprintf("cpus = %s never throttled", lb.Limit)
+		if !never {
+			s = fmt.Sprintf("cpus = %s throttled in only %d of %d s", lb.Limit, lb.BoundSeconds, lb.Seconds)
+		}
+		s += fmt.Sprintf(" (the server used %.2f CPUs on average, %.2f at most)", lb.Mean, lb.Peak)
+		if f, err := strconv.ParseFloat(lb.Limit, 64); err == nil && hostCores > 0 && f >= float64(hostCores) {
+			s += fmt.Sprintf("; the host has %d CPU%s, fewer than the quota", hostCores, pl(hostCores))
+		}
+		return s + fmt.Sprintf(": the %s-CPU machine was not created", lb.Limit)
+	case "server_cpus":
+		return fmt.Sprintf("server_cpus = %s was never full (the server used %.2f CPUs at most): the cpuset did not limit it", lb.Limit, lb.Peak)
+	case "memory":
+		return fmt.Sprintf("memory = %s never bound: the server's group peaked at %.0f MiB of %.0f MiB (page cache included): the %s machine was not created",
+			lb.Limit, lb.Peak/(1<<20), limitBytes(lb)/(1<<20), lb.Limit)
+	}
+	at := "never at the cap"
+	if !never {
+		at = fmt.Sprintf("at the cap in only %d of %d s", lb.BoundSeconds, lb.Seconds)
+	}
+	return fmt.Sprintf("%s = %s %s: the server's %s peaked at %s (mean %s): the disk limit did not slow it",
+		lb.Key, lb.Limit, at, directionOf(lb.Key), rateOf(lb, lb.Peak), rateOf(lb, lb.Mean))
+}
+
+func directionOf(key string) string {
+	if strings.Contains(key, "read") {
+		return "reads"
+	}
+	return "writes"
+}
+
+func rateOf(lb record.LimitBinding, v float64) string {
+	if strings.HasSuffix(lb.Key, "_bps") {
+		if v >= 1<<20 {
+			return fmt.Sprintf("%.1f MiB/s", v/(1<<20))
+		}
+		return fmt.Sprintf("%.0f KiB/s", v/1024)
+	}
+	return fmt.Sprintf("%.0f/s", v)
+}
+
+func limitBytes(lb record.LimitBinding) float64 {
+	n, err := catalog.ParseBytes(lb.Limit)
+	if err != nil {
+		return 0
+	}
+	return float64(n)
+}
+
+// dataFits explains a read or memory limit that could not bind: the
+// workload's tables (data and indexes, as the cell began) against the
+// buffer pool.
+func dataFits(r *Run, c *Cell, key string) string {
+	if key != "disk_read_iops" && key != "disk_read_bps" && key != "memory" {
+		return ""
+	}
+	if c.Growth == nil || c.Growth.BytesBefore <= 0 {
+		return ""
+	}
+	bp := c.Effective["innodb_buffer_pool_size"]
+	if bp == "" {
+		bp = r.Variables["innodb_buffer_pool_size"]
+	}
+	pool, err := strconv.ParseInt(bp, 10, 64)
+	if err != nil || pool <= 0 {
+		if n, err2 := catalog.ParseBytes(bp); err2 == nil {
+			pool, err = n, nil
+		}
+	}
+	if err != nil || pool <= 0 {
+		return ""
+	}
+	data := c.Growth.BytesBefore
+	if c.Growth.BytesAfter > data {
+		data = c.Growth.BytesAfter
+	}
+	shape := ""
+	if c.Workload.Tables > 0 && c.Workload.TableSize > 0 {
+		shape = fmt.Sprintf("%d x %s ", c.Workload.Tables, rowsText(c.Workload.TableSize))
+	}
+	if key == "memory" {
+		limit := c.Limits.Requested.Memory
+		if limit <= 0 || pool+data >= limit {
+			return ""
+		}
+		return fmt.Sprintf("the %s buffer pool and the %sdata (%.0f MiB) fit in it with room to spare", catalog.FormatBytes(pool), shape, float64(data)/(1<<20))
+	}
+	if data > pool {
+		return fmt.Sprintf("the %sdata (%.0f MiB) is larger than the %s buffer pool", shape, float64(data)/(1<<20), catalog.FormatBytes(pool))
+	}
+	return fmt.Sprintf("the %sdata (%.0f MiB) fits the %s buffer pool: the disk read limit could not touch reads", shape, float64(data)/(1<<20), catalog.FormatBytes(pool))
+}
+
+func rowsText(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+// writeBindingNote is the cell's line in "What happened in each cell": how
+// much each limit in force bound in the measured window.
+func writeBindingNote(w io.Writer, c Cell) {
+	if c.Binding == nil {
+		return
+	}
+	var parts []string
+	for _, lb := range c.Binding.Limits {
+		t := lb.Text
+		if lb.Measured && !lb.Bound {
+			t = "**" + t + ": did not bind**"
+		}
+		parts = append(parts, t)
+	}
+	fmt.Fprintf(w, "- limits: %s\n", strings.Join(parts, "; "))
+}
