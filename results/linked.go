@@ -18,7 +18,8 @@ import (
 //	time per transaction of one thread ≈ fsyncs per transaction × device
 //	await + server CPU per transaction
 //
-// (fsyncs: InnoDB's, the redo log's included, plus the binary log's). Its
+// (fsyncs: InnoDB's, the redo log's included, plus the binary log's; the
+// redo counter only where InnoDB's is missing, not to count them twice). Its
 // difference between the two cells is set against the measured one,
 // threads / tps. The model leaves out group commit (one fsync serving
 // several threads), CPU running in parallel on several cores, lock and
@@ -239,8 +240,15 @@ func differing(x, y map[string]float64) []figureDiff {
 // predictedSeconds is the model's time per transaction of one thread:
 // fsyncs × await + server CPU; ok is false when the cell lacks both parts.
 func predictedSeconds(m map[string]float64) (sec float64, ok bool) {
+	// InnoDB's fsyncs count the redo log's (MariaDB 10.11 has no separate
+	// counter; MySQL's Innodb_data_fsyncs counts every InnoDB fsync), so
+	// the redo figure is used only when InnoDB's is missing.
 	fs, hasF := 0.0, false
-	for _, k := range []string{"data_fsyncs_trx", "redo_fsyncs_trx", "binlog_fsyncs_trx"} {
+	innodb := []string{"data_fsyncs_trx", "binlog_fsyncs_trx"}
+	if _, ok := m["data_fsyncs_trx"]; !ok {
+		innodb[0] = "redo_fsyncs_trx"
+	}
+	for _, k := range innodb {
 		if v, okV := m[k]; okV {
 			fs += v
 			hasF = true

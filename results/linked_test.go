@@ -204,3 +204,25 @@ func TestLinkedPairs(t *testing.T) {
 		t.Errorf("lines without figures: %q", c.Linked)
 	}
 }
+
+func TestPredictedSeconds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		m    map[string]float64
+		want float64
+		ok   bool
+	}{
+		{"MariaDB: InnoDB's fsyncs hold the redo's", map[string]float64{"data_fsyncs_trx": 2, "binlog_fsyncs_trx": 1, "disk_await_ms": 0.5, "server_cpu_us_trx": 100}, 0.0016, true},
+		{"MySQL: the redo counter beside InnoDB's is not added twice", map[string]float64{"data_fsyncs_trx": 2, "redo_fsyncs_trx": 1, "disk_await_ms": 0.5}, 0.001, true},
+		{"only the redo counter", map[string]float64{"redo_fsyncs_trx": 3, "disk_await_ms": 1}, 0.003, true},
+		{"fsyncs without await: CPU only", map[string]float64{"data_fsyncs_trx": 2, "server_cpu_us_trx": 250}, 0.00025, true},
+		{"nothing to predict from", map[string]float64{"data_fsyncs_trx": 2}, 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := predictedSeconds(tc.m)
+		if ok != tc.ok || !near(got, tc.want, 1e-12) {
+			t.Errorf("%s: %g, %v; want %g, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
