@@ -227,6 +227,9 @@ func differing(x, y map[string]float64) []figureDiff {
 			}
 			d.logRatio = math.Abs(math.Log(rt))
 			d.ratioWords = fmt.Sprintf("×%.2f", rt)
+			if rt < 0.01 {
+				d.ratioWords = "×" + figure3(rt)
+			}
 		}
 		out = append(out, d)
 	}

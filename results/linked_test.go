@@ -101,6 +101,15 @@ func TestLinkedLines(t *testing.T) {
 			want: []string{"(1.00 ms vs 2.00 ms per transaction per thread)", "server CPU µs/trx 0 vs 1000 (to none)", "accounts for about 100% of the difference"},
 		},
 		{
+			name: "a ratio under 0.01 keeps its digits",
+			sc: map[string]linkedScenario{
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100)},
+				"b0e1": {tps: 2000, mech: fsync(0.0008, 1, 0.4, 100)},
+				"b0e0": {tps: 2000, mech: fsync(0.0008, 1, 0.4, 100)},
+			},
+			want: []string{"InnoDB fsyncs/trx 0.0008 vs 1 (×0.0008)"},
+		},
+		{
 			name: "no latency figures",
 			sc: map[string]linkedScenario{
 				"b1e1": {tps: 1000, mech: map[string]float64{"data_fsyncs_trx": 2}},
