@@ -138,7 +138,25 @@ func TestLinkedLines(t *testing.T) {
 				"b0e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20200), stalls: 1},
 				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
 			},
-			want: []string{"b0e1 against b1e1: the table grew +1.0% of its rows (20000 → 20200) and +1.0% of its bytes in 10 s (b1e1: +0.0%, +0.0%): too little to explain 6 stalls in 6 repeats against 0 in 6 (a table under 5% larger"},
+			want: []string{"b0e1 against b1e1: the table grew +1.0% of its rows (20000 → 20200; allocated bytes +1.0%) in 10 s (b1e1: rows +0.0%, bytes +0.0%): too little to explain 6 stalls in 6 repeats against 0 in 6 (a table under 5% larger"},
+		},
+		{
+			name: "allocated bytes alone are not growth where rows were counted",
+			sc: map[string]linkedScenario{
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{RowsBefore: 20000, RowsAfter: 20000, BytesBefore: 4 << 20, BytesAfter: 5 << 20}},
+				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
+				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
+			},
+			absent: []string{"the table grew"},
+		},
+		{
+			name: "bytes where rows are unknown",
+			sc: map[string]linkedScenario{
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
+				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 6 << 20}},
+				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
+			},
+			want: []string{"b0e1 against b1e1: the table grew +50.0% of its bytes in 10 s (b1e1: +0.0%): large enough to take part in tps ×0.80"},
 		},
 		{
 			name: "a table grown by half can take part",
@@ -147,7 +165,7 @@ func TestLinkedLines(t *testing.T) {
 				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 30000)},
 				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
 			},
-			want: []string{"the table grew +50.0% of its rows (20000 → 30000)", ": large enough to take part in tps ×0.80"},
+			want: []string{"the table grew +50.0% of its rows (20000 → 30000; allocated bytes +50.0%)", ": large enough to take part in tps ×0.80"},
 		},
 		{
 			name: "tables that grew alike do not tell the cells apart",
