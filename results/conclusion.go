@@ -45,6 +45,7 @@ type ExpectResult struct {
 type Conclusion struct {
 	Ratios       []RatioLine       `json:"ratios,omitempty"`
 	Mechanism    map[string]string `json:"mechanism,omitempty"` // cell → one line
+	Linked       []string          `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
 	Expectations []ExpectResult    `json:"expectations,omitempty"`
 	Warnings     []string          `json:"warnings,omitempty"`
 	// Nothing is set when no ratio is significant and no expectation held:
@@ -132,6 +133,7 @@ func Conclude(r *Run) *Conclusion {
 	}
 	roundsIntervals(c.Ratios, roundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = checkExpectations(r, br)
+	c.Linked = linkedLines(r, c.Ratios)             // linked.go: the mechanism against the outcome
 	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
@@ -444,6 +446,13 @@ func WriteConclusion(w io.Writer, r *Run) {
 		fmt.Fprintf(w, "Mechanism (medians over the repeats):\n\n")
 		for _, n := range names {
 			fmt.Fprintf(w, "- %s: %s\n", n, c.Mechanism[n])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(c.Linked) > 0 {
+		fmt.Fprintf(w, "Mechanism and outcome:\n\n")
+		for _, s := range c.Linked {
+			fmt.Fprintf(w, "- %s\n", s)
 		}
 		fmt.Fprintln(w)
 	}
