@@ -725,6 +725,9 @@ func RemoveStaleContainers(ctx context.Context) ([]string, error) {
 			continue
 		}
 		err = pool.Client.RemoveContainer(dc.RemoveContainerOptions{ID: c.ID, Force: true, RemoveVolumes: true, Context: ctx})
+		if removingElsewhere(err) {
+			continue // another benchmatrix's sweep (or the reaper) got there first
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("remove stale container %s: %w", c.ID, err))
 			continue
@@ -757,4 +760,20 @@ func removeStaleDockerDirs(base string) {
 		}
 		_ = os.RemoveAll(filepath.Join(base, e.Name()))
 	}
+}
+
+// removingElsewhere reports whether removing a container failed only
+// because it is gone or already being removed by someone else (another
+// run's sweep, the container's reaper): the container is on its way out,
+// which is what the caller wanted.
+func removingElsewhere(err error) bool {
+	if err == nil {
+		return false
+	}
+	var gone *dc.NoSuchContainer
+	if errors.As(err, &gone) {
+		return true
+	}
+	var apiErr *dc.Error
+	return errors.As(err, &apiErr) && (apiErr.Status == 404 || (apiErr.Status == 409 && strings.Contains(apiErr.Message, "already in progress")))
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -344,6 +345,30 @@ func TestContainerInit(t *testing.T) {
 	for _, pid := range []int{os.Getpid(), cmd.Process.Pid} {
 		if visible, isServer := hostServer(pid); visible || isServer {
 			t.Errorf("hostServer(%d) = %v, %v; want false, false", pid, visible, isServer)
+		}
+	}
+}
+
+// A stale container another sweep is already removing, or has removed, is
+// not an error of this sweep (TestDockerRemoveStaleContainers failed with
+// "removal of container ... is already in progress" when two test
+// processes swept one engine at once).
+func TestRemovingElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&dc.NoSuchContainer{ID: "x"}, true},
+		{fmt.Errorf("wrapped: %w", &dc.Error{Status: 409, Message: "removal of container x is already in progress"}), true},
+		{&dc.Error{Status: 404, Message: "No such container: x"}, true},
+		{&dc.Error{Status: 409, Message: "You cannot remove a running container"}, false},
+		{&dc.Error{Status: 500, Message: "driver failed"}, false},
+		{errors.New("connection refused"), false},
+	} {
+		if got := removingElsewhere(c.err); got != c.want {
+			t.Errorf("removingElsewhere(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

@@ -3,10 +3,13 @@ package topology
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // TableCheck is one table on one node: its row count and CHECKSUM TABLE.
@@ -108,12 +111,16 @@ func (c *Cluster) checkNode(ctx context.Context, n *Node, primary bool, schema s
 		q := "`" + schema + "`.`" + t + "`"
 		var tc TableCheck
 		tc.Table = t
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q).Scan(&tc.Rows); err != nil {
+		if err := untilSettled(ctx, start.Add(timeout), func() error {
+			return db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q).Scan(&tc.Rows)
+		}); err != nil {
 			return nil, fmt.Errorf("%s: count %s: %w", n.Name, t, err)
 		}
 		var name string
 		var sum sql.NullInt64
-		if err := db.QueryRowContext(ctx, "CHECKSUM TABLE "+q).Scan(&name, &sum); err != nil {
+		if err := untilSettled(ctx, start.Add(timeout), func() error {
+			return db.QueryRowContext(ctx, "CHECKSUM TABLE "+q).Scan(&name, &sum)
+		}); err != nil {
 			return nil, fmt.Errorf("%s: CHECKSUM TABLE %s: %w", n.Name, t, err)
 		}
 		if !sum.Valid {
@@ -138,4 +145,24 @@ func (ck *Check) Summary() string {
 		return fmt.Sprintf("data %s: equal on %d nodes (%d table(s), %d rows, CHECKSUM TABLE)", ck.When, len(ck.Nodes), len(ck.Nodes[0].Tables), rows)
 	}
 	return fmt.Sprintf("data %s: NOT equal: %s", ck.When, strings.Join(ck.Differences, "; "))
+}
+
+// untilSettled runs a read of the data check again while the node answers
+// that it is still catching up: a lock wait or causal-read timeout (1205,
+// which a Galera node that was paused gives while it applies its backlog
+// under wsrep_sync_wait), a deadlock with the applier (1213), or not ready
+// (1047). Any other error, or the deadline, ends it.
+func untilSettled(ctx context.Context, deadline time.Time, read func() error) error {
+	for {
+		err := read()
+		var me *mysql.MySQLError
+		if err == nil || !errors.As(err, &me) || (me.Number != 1205 && me.Number != 1213 && me.Number != 1047) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
 }
