@@ -2,12 +2,10 @@ package runner
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"benchmatrix/results"
-	"benchmatrix/topology"
 )
 
 // A Galera node killed mid-cell by a planned event is started again after
@@ -16,13 +14,7 @@ import (
 // drops to nobody) must overwrite; the next cell runs on a healthy cluster
 // of three nodes holding the same data; nothing is left behind.
 func TestGaleraNodeKilledMidCell(t *testing.T) {
-	needServer(t)
-	if err := topology.CheckGalera(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needGalera(t)
 	plan := planFromText(t, `
 [experiment]
 name = "galera-kill"

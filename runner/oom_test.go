@@ -29,20 +29,7 @@ func TestMemoryLimitKillNamed(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	plan := planFrom(t, `
-[experiment]
-duration = "15s"
-warmup = "0s"
-order = "written"
-[server.config]
-innodb_buffer_pool_size = "64M"
-[workload]
-name = "oltp_point_select"
-table_size = 1000
-[scenarios]
-tight = { memory = "320M" }
-roomy = { memory = "2G" }
-`)
+	plan := planFrom(t, oomManifest("15s", ""))
 	var current atomic.Pointer[server.Sandbox]
 	start := trackedSandboxes(&current)
 	hogged := make(chan error, 1)
@@ -112,22 +99,7 @@ func hog(cfg *mysql.Config) error {
 // the memory limit; the next cell runs in a new container.
 func TestDockerMemoryLimitKillNamed(t *testing.T) {
 	needDockerImage(t)
-	plan := planFrom(t, `
-[experiment]
-duration = "40s"
-warmup = "0s"
-order = "written"
-[server]
-provider = "docker"
-[server.config]
-innodb_buffer_pool_size = "64M"
-[workload]
-name = "oltp_point_select"
-table_size = 1000
-[scenarios]
-tight = { memory = "320M" }
-roomy = { memory = "2G" }
-`)
+	plan := planFrom(t, oomManifest("40s", "[server]\nprovider = \"docker\"\n"))
 	var current atomic.Pointer[server.Docker]
 	start := func(ctx context.Context, spec StartSpec) (server.Server, error) {
 		d, err := server.StartDocker(ctx, server.DockerConfig{Image: spec.Image, Startup: spec.Startup})
@@ -161,4 +133,24 @@ roomy = { memory = "2G" }
 	if roomy.Status != results.CellOK || roomy.Result.Events == 0 {
 		t.Fatalf("roomy: %s %s", roomy.Status, roomy.Error)
 	}
+}
+
+// oomManifest is the two-cell manifest of the memory-limit tests: a limit
+// the server outgrows (tight) and one it does not (roomy), each cell the
+// given duration, server holding any [server] section.
+func oomManifest(duration, server string) string {
+	return `
+[experiment]
+duration = "` + duration + `"
+warmup = "0s"
+order = "written"
+` + server + `[server.config]
+innodb_buffer_pool_size = "64M"
+[workload]
+name = "oltp_point_select"
+table_size = 1000
+[scenarios]
+tight = { memory = "320M" }
+roomy = { memory = "2G" }
+`
 }
