@@ -67,16 +67,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitcode.Failure)
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(interruptNote(argv[1:]))
 	code := dispatch(ctx, argv[1:], os.Stdout, os.Stderr)
 	stop()
 	server.Cleanup()
 	os.Exit(code)
 }
 
+// interruptNote is what the first interrupt says the command will do.
+func interruptNote(args []string) string {
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "run", "swarm-task", "k8s-task", "swarm", "k8s":
+		return "stopping the current cell and keeping finished results"
+	case "oltp":
+		return "stopping the benchmark and reporting what it measured"
+	case "slap":
+		return "stopping the benchmark"
+	default:
+		return "stopping"
+	}
+}
+
 // signalContext cancels on the first SIGINT or SIGTERM (a graceful stop
 // that keeps results); the second kills every sandbox and exits at once.
-func signalContext() (context.Context, func()) {
+func signalContext(note string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -85,7 +103,7 @@ func signalContext() (context.Context, func()) {
 		for range ch {
 			n++
 			if n == 1 {
-				fmt.Fprintln(os.Stderr, "\nbenchmatrix: interrupted; stopping the current cell and keeping finished results (interrupt again to quit at once)")
+				fmt.Fprintf(os.Stderr, "\nbenchmatrix: interrupted; %s (interrupt again to quit at once)\n", note)
 				cancel()
 				continue
 			}
