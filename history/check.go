@@ -218,6 +218,9 @@ func newestChange(z []float64, changes []int, p Params) (int, float64, bool) {
 	tries := p.MinSize - 1
 	bestK, bestP := -1, 1.0
 	for k := 1; k <= tries; k++ {
+		if n-k-start < 3 {
+			break
+		}
 		a, b := z[start:n-k], z[n-k:]
 		if len(a) < p.MinSize || len(a) < 3 {
 			continue
