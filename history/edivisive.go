@@ -69,29 +69,37 @@ func EDivisive(z []float64, p Params) []Split {
 	var found []Split
 	bounds := []int{0, n} // sorted segment boundaries
 	work := slices.Clone(z)
+	sr := &searcher{p: p}
 	for {
-		best := bestSplit(z, bounds, p)
+		best := sr.bestSplit(z, bounds)
 		if best.index < 0 {
 			break
 		}
 		// Permutation test: shuffle within each current segment and
 		// take the largest statistic over all segments, as the
 		// observed one was.
+		// Once more than Significance*(1+Permutations)-1 shuffles have
+		// reached the observed value, the p-value cannot fall to the
+		// level any more: stop (the usual case for a split of noise).
+		limit := int(math.Floor(p.Significance*float64(1+p.Permutations)+1e-9)) - 1
 		exceed := 0
 		for range p.Permutations {
+			if exceed > limit {
+				break
+			}
 			copy(work, z)
 			for i := 0; i+1 < len(bounds); i++ {
 				seg := work[bounds[i]:bounds[i+1]]
 				rng.Shuffle(len(seg), func(a, b int) { seg[a], seg[b] = seg[b], seg[a] })
 			}
-			if s := bestSplit(work, bounds, p); s.q >= best.q {
+			if s := sr.bestSplit(work, bounds); s.q >= best.q {
 				exceed++
 			}
 		}
-		pv := float64(1+exceed) / float64(1+p.Permutations)
-		if pv > p.Significance {
+		if exceed > limit {
 			break
 		}
+		pv := float64(1+exceed) / float64(1+p.Permutations)
 		found = append(found, Split{Index: best.index, Q: best.q, P: pv})
 		bounds = append(bounds, best.index)
 		slices.Sort(bounds)
@@ -105,55 +113,79 @@ type split struct {
 	q     float64
 }
 
+// searcher holds the scratch space of the split search, reused across
+// segments and permutations.
+type searcher struct {
+	p      Params
+	d, col []float64
+	within []float64
+}
+
 // bestSplit is the largest Q over every segment between bounds.
-func bestSplit(z []float64, bounds []int, p Params) split {
+func (s *searcher) bestSplit(z []float64, bounds []int) split {
 	best := split{index: -1, q: math.Inf(-1)}
 	for i := 0; i+1 < len(bounds); i++ {
-		if s := segmentSplit(z[bounds[i]:bounds[i+1]], p); s.index >= 0 && s.q > best.q {
-			best = split{index: bounds[i] + s.index, q: s.q}
+		if sp := s.segmentSplit(z[bounds[i]:bounds[i+1]]); sp.index >= 0 && sp.q > best.q {
+			best = split{index: bounds[i] + sp.index, q: sp.q}
 		}
 	}
 	return best
 }
 
+func segmentSplit(z []float64, p Params) split {
+	s := &searcher{p: p}
+	return s.segmentSplit(z)
+}
+
 // segmentSplit is the best split of one segment: the tau (relative to the
 // segment) maximising Q over tau and kappa, each side at least MinSize.
-func segmentSplit(z []float64, p Params) split {
+func (s *searcher) segmentSplit(z []float64) split {
+	p := s.p
 	n := len(z)
 	best := split{index: -1, q: math.Inf(-1)}
 	if n < 2*p.MinSize {
 		return best
 	}
-	// d[i][j] = |zi - zj|^alpha; col[j][i] = Σ_{i'<i} d[i'][j], so that a
-	// sum of distances from a run of indices to j is one subtraction.
-	d := make([][]float64, n)
-	for i := range d {
-		d[i] = make([]float64, n)
+	// d[i*n+j] = |zi - zj|^alpha; col[j*(n+1)+i] = sum over i' < i of
+	// d[i'][j], so that a sum of distances from a run of indices to j is
+	// one subtraction.
+	if cap(s.d) < n*n {
+		s.d = make([]float64, n*n)
+		s.col = make([]float64, n*(n+1))
+		s.within = make([]float64, n+1)
+	}
+	d, col, within := s.d[:n*n], s.col[:n*(n+1)], s.within[:n+1]
+	for i := range n {
+		d[i*n+i] = 0
 		for j := range i {
-			v := math.Pow(math.Abs(z[i]-z[j]), p.Alpha)
-			d[i][j], d[j][i] = v, v
+			v := math.Abs(z[i] - z[j])
+			if p.Alpha != 1 {
+				v = math.Pow(v, p.Alpha)
+			}
+			d[i*n+j], d[j*n+i] = v, v
 		}
 	}
-	col := make([][]float64, n)
-	for j := range col {
-		col[j] = make([]float64, n+1)
+	for j := range n {
+		c := col[j*(n+1) : (j+1)*(n+1)]
+		c[0] = 0
 		for i := range n {
-			col[j][i+1] = col[j][i] + d[i][j]
+			c[i+1] = c[i] + d[i*n+j]
 		}
 	}
-	// within[t] = Σ_{i<k<t} d[i][k]: the within-distance sum of z[0:t].
-	within := make([]float64, n+1)
+	// within[t] = sum over i < k < t of d[i][k]: the within-distance sum
+	// of z[0:t].
+	within[0] = 0
 	for t := 1; t <= n; t++ {
-		within[t] = within[t-1] + col[t-1][t-1]
+		within[t] = within[t-1] + col[(t-1)*(n+1)+t-1]
 	}
 	for tau := p.MinSize; tau <= n-p.MinSize; tau++ {
 		nx := float64(tau)
 		wx := within[tau]
 		between, wy := 0.0, 0.0
 		for kappa := tau + 1; kappa <= n; kappa++ {
-			j := kappa - 1 // the value joining Y
-			between += col[j][tau]
-			wy += col[j][kappa-1] - col[j][tau]
+			c := col[(kappa-1)*(n+1):] // the value joining Y
+			between += c[tau]
+			wy += c[kappa-1] - c[tau]
 			m := kappa - tau
 			if m < p.MinSize {
 				continue
