@@ -54,8 +54,8 @@ func RunID(r *record.Run) string {
 // run.json rewritten by `report` (same results) is the same content.
 func contentHash(r *record.Run) string {
 	type rep struct {
-		Cell, Status    string
-		Repeat          int
+		Cell, Status       string
+		Repeat             int
 		TPS, QPS, P95, P99 float64
 	}
 	reps := make([]rep, 0, len(r.Cells))
@@ -81,9 +81,9 @@ func finite(x float64) float64 {
 	return x
 }
 
-func nowText() string                { return timeText(time.Now()) }
-func timeText(t time.Time) string    { return t.UTC().Format(time.RFC3339Nano) }
-func jsonText(v any) string          { b, _ := json.Marshal(v); return string(b) }
+func nowText() string             { return timeText(time.Now()) }
+func timeText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+func jsonText(v any) string       { b, _ := json.Marshal(v); return string(b) }
 func shortHash(parts ...string) string {
 	s := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(s[:])[:12]

@@ -143,7 +143,7 @@ func (s *Store) wrap(err error) error {
 // RunInfo is one recorded run, as `history list --runs` shows it.
 type RunInfo struct {
 	ID, Experiment, Started, Status, Commit, Branch, Label, Source string
-	Cells                                                           int
+	Cells                                                          int
 }
 
 // Runs lists the recorded runs, oldest first.
