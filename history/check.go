@@ -44,6 +44,8 @@ type Options struct {
 	// MinChange is the smallest relative change reported (0.05 = 5 %);
 	// a significant change smaller than this is left out.
 	MinChange float64
+	// Metrics names the metrics checked (tps, p99, ratio); empty: all.
+	Metrics []string
 }
 
 // DefaultOptions are `history check`'s defaults.
@@ -118,6 +120,9 @@ func (s *Store) Check(ctx context.Context, filter []string, opt Options) ([]Seri
 func CheckSeries(x Series, pts []Point, opt Options) SeriesCheck {
 	sc := SeriesCheck{Series: x, Points: pts}
 	for _, m := range Metrics {
+		if len(opt.Metrics) > 0 && !slices.Contains(opt.Metrics, m.Name) {
+			continue
+		}
 		var mc MetricCheck
 		mc.Metric = m
 		for i, p := range pts {

@@ -20,9 +20,9 @@ import (
 
 const historyUsage = `Usage:
   benchmatrix history add DIR... [--history PATH|DSN] [--label L] [--commit C] [--branch B]
-  benchmatrix history check [--series S]... [--alpha A] [--permutations R] [--significance P]
+  benchmatrix history check [--series S]... [--metric tps|p99|ratio]... [--alpha A] [--permutations R] [--significance P]
                             [--min-size N] [--min-change PCT] [--history PATH|DSN]   exit 3: a new regression
-  benchmatrix history show [--series S]... [--last N] [--markdown] [--plots DIR] [--history PATH|DSN]
+  benchmatrix history show [--series S]... [--metric M]... [--last N] [--markdown] [--plots DIR] [--history PATH|DSN]
   benchmatrix history list [--runs] [--history PATH|DSN]
   benchmatrix history rm RUNID [--history PATH|DSN]
   benchmatrix run MANIFEST --history[=PATH|DSN] [--label L]   record the run when it ends
@@ -173,6 +173,8 @@ func historyCheck(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fs.IntVar(&opt.Permutations, "permutations", opt.Permutations, "permutations per significance test")
 	fs.Float64Var(&opt.Significance, "significance", opt.Significance, "a change point is kept when its p-value is at most this")
 	fs.IntVar(&opt.MinSize, "min-size", opt.MinSize, "the fewest runs between change points")
+	var metrics seriesList
+	fs.Var(&metrics, "metric", "the metrics to check: tps, p99, ratio (to the baseline scenario in the same run); repeat or comma-separate (default: all)")
 	minChange := fs.Float64("min-change", 0, "the smallest change reported, in percent (default 0: every significant change)")
 	var last int
 	var markdown bool
@@ -190,6 +192,16 @@ func historyCheck(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return exitcode.UsageError(fmt.Errorf("history %s: unexpected argument %q (series are chosen with --series)", name, pos[0]))
 	}
 	opt.MinChange = *minChange / 100
+	for _, m := range metrics {
+		known := false
+		for _, k := range history.Metrics {
+			known = known || k.Name == m
+		}
+		if !known {
+			return exitcode.UsageError(fmt.Errorf("--metric %s: want tps, p99 or ratio", m))
+		}
+	}
+	opt.Metrics = metrics
 	switch {
 	case opt.Alpha <= 0 || opt.Alpha >= 2:
 		return exitcode.UsageError(fmt.Errorf("--alpha %g: want 0 < alpha < 2", opt.Alpha))

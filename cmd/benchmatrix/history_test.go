@@ -20,20 +20,26 @@ import (
 
 // historyManifest is a short single-thread insert load; the binary log is
 // on and innodb_flush_log_at_trx_commit = 2, so that sync_binlog decides
-// whether each commit waits for an fsync.
+// whether each commit waits for an fsync. Scenario "test" is the one whose
+// setting changes over the history; "ref" never changes, and the ratio
+// test/ref within each run (paired rounds) takes out what the shared
+// machine's load does to both.
 const historyManifest = `
 [experiment]
 name = "hist"
+baseline = "ref"
 duration = "1s"
 warmup = "0s"
 repeats = 3
 [server.config]
 innodb_flush_log_at_trx_commit = 2
-sync_binlog = SYNC
 [workload]
 name = "oltp_insert"
 table_size = 1000
 threads = 1
+[scenarios]
+ref = { sync_binlog = 0 }
+test = { sync_binlog = SYNC }
 `
 
 // One sandbox (binary log on) serves every run as an external server and
@@ -99,31 +105,34 @@ func TestHistoryEndToEnd(t *testing.T) {
 		}
 	}
 
-	// The step history, run by run: check after each add. No alarm up to
-	// run 10; run 11, the newest, begins a regression (exit 3).
+	// The step history, run by run, gated on the ratio to the in-run
+	// baseline: no alarm up to run 10; run 11, the newest, begins a
+	// regression (exit 3).
 	stepDB := filepath.Join(tmp, "step.db")
 	for i, d := range step {
 		mustAdd(stepDB, d)
 		if i+1 < 10 || i+1 > 11 {
 			continue
 		}
-		code, out := hist("check", "--history", stepDB)
-		t.Logf("check after run %d: exit %d\n%s", i+1, code, out)
+		_, all := hist("check", "--history", stepDB)
+		code, out := hist("check", "--history", stepDB, "--metric", "ratio")
+		t.Logf("check after run %d: ratio gate exit %d; all metrics:\n%s", i+1, code, all)
 		if i+1 == 10 && code != 0 {
 			t.Fatalf("10 runs of sync_binlog = 0: exit %d, want 0\n%s", code, out)
 		}
-		if i+1 == 11 && (code != 3 || !strings.Contains(out, "tps: REGRESSION at run 11")) {
-			t.Fatalf("run 11 (sync_binlog = 1) newest: exit %d, want 3 and a tps regression at run 11\n%s", code, out)
+		if i+1 == 11 && (code != 3 || !strings.Contains(out, "ratio: REGRESSION at run 11")) {
+			t.Fatalf("run 11 (sync_binlog = 1) newest: exit %d, want 3 and a ratio regression at run 11\n%s", code, out)
 		}
 	}
-	code, out := hist("check", "--history", stepDB)
-	t.Logf("step history, 20 runs: exit %d\n%s", code, out)
+	_, all := hist("check", "--history", stepDB)
+	t.Logf("step history, 20 runs, all metrics:\n%s", all)
+	code, out := hist("check", "--history", stepDB, "--metric", "ratio")
 	if code != 0 {
 		t.Fatalf("20 runs, the change at 11: exit %d, want 0 (the regression is not new)\n%s", code, out)
 	}
-	if n := strings.Count(out, "tps: "); n != 1 || !strings.Contains(out, "tps: REGRESSION at run 11") ||
+	if n := strings.Count(out, "ratio: "); n != 1 || !strings.Contains(out, "ratio: REGRESSION at run 11") ||
 		!strings.Contains(out, "@@sync_binlog 0 -> 1") {
-		t.Fatalf("want one tps change point, a regression at run 11, naming sync_binlog 0 -> 1\n%s", out)
+		t.Fatalf("want one ratio change point, a regression at run 11, naming sync_binlog 0 -> 1\n%s", out)
 	}
 	// Recording a run twice changes nothing.
 	if code, out := hist("add", "--history", stepDB, step[3]); code != 0 || !strings.Contains(out, "recorded already") {
@@ -134,20 +143,24 @@ func TestHistoryEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(show, "▼") {
 		t.Fatalf("show: exit %d, want the change point marked\n%s", code, show)
 	}
-	if pngs, _ := filepath.Glob(filepath.Join(tmp, "plots", "*.png")); len(pngs) != 1 {
-		t.Fatalf("plots: %v, want one", pngs)
-	} else if keep := os.Getenv("HISTORY_KEEP_PLOT"); keep != "" {
-		b, _ := os.ReadFile(pngs[0])
-		_ = os.WriteFile(keep, b, 0o644)
+	pngs, _ := filepath.Glob(filepath.Join(tmp, "plots", "*.png"))
+	if len(pngs) != 2 {
+		t.Fatalf("plots: %v, want one per series (ref, test)", pngs)
+	}
+	// HISTORY_KEEP=DIR keeps the plots and the runs' results for a look.
+	if keep := os.Getenv("HISTORY_KEEP"); keep != "" {
+		_ = exec.Command("cp", "-r", tmp, keep).Run()
 	}
 
-	// The A/A history: 20 runs of the same settings, no alarm.
+	// The A/A history: 20 runs of the same settings, no alarm on the
+	// ratio. (The tps of each cell follows the machine's load: logged.)
 	aaDB := filepath.Join(tmp, "aa.db")
 	mustAdd(aaDB, aa...)
-	code, out = hist("check", "--history", aaDB)
-	t.Logf("A/A history, 20 runs: exit %d\n%s", code, out)
-	if code != 0 || strings.Contains(out, "tps: ") {
-		t.Fatalf("A/A: exit %d, want 0 and no tps change point\n%s", code, out)
+	_, all = hist("check", "--history", aaDB)
+	t.Logf("A/A history, 20 runs, all metrics:\n%s", all)
+	code, out = hist("check", "--history", aaDB, "--metric", "ratio")
+	if code != 0 || strings.Contains(out, "ratio: ") {
+		t.Fatalf("A/A: exit %d, want 0 and no ratio change point\n%s", code, out)
 	}
 
 	// The same step history in a MariaDB database on the sandbox (created
