@@ -2,10 +2,10 @@ package history
 
 import (
 	"math"
-	"os"
-	"strconv"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 

@@ -22,8 +22,8 @@ func fakeRun(started time.Time, tps float64, option string) *record.Run {
 	r := &record.Run{
 		Experiment: "flush", ManifestHash: "m1", Status: record.StatusFinished,
 		Started: started, Finished: started.Add(time.Minute),
-		Tool:   record.Tool{Version: "dev"},
-		Host:   record.Host{Hostname: "h"},
+		Tool: record.Tool{Version: "dev"},
+		Host: record.Host{Hostname: "h"},
 		Fingerprint: &record.Fingerprint{Workload: map[string]record.WorkloadDef{
 			"b1e1": {Workload: "oltp_insert", Options: map[string]string{"table_size": option}},
 		}},
