@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"benchmatrix/record"
+	"benchmatrix/results"
 )
 
 // Metric is one figure a series is checked on.
@@ -20,6 +21,8 @@ type Metric struct {
 	// Value is the run's value and its interval (lo, hi; 0, 0 when there
 	// is none); ok is false when the run has no value.
 	Value func(Point) (v, lo, hi float64, ok bool)
+	// Repeats are the run's repeats' values (per round for the ratio).
+	Repeats func(Point) []float64
 }
 
 // Metrics are the figures every series is checked on: the cell's tps (the
@@ -29,13 +32,13 @@ type Metric struct {
 var Metrics = []Metric{
 	{Name: "tps", Unit: "tx/s", HigherBetter: true, Value: func(p Point) (float64, float64, float64, bool) {
 		return p.TPS, p.TPSLo, p.TPSHi, p.TPS > 0
-	}},
+	}, Repeats: func(p Point) []float64 { return p.RepTPS }},
 	{Name: "p99", Unit: "ms", HigherBetter: false, Value: func(p Point) (float64, float64, float64, bool) {
 		return p.P99, p.P99Lo, p.P99Hi, p.P99 > 0
-	}},
+	}, Repeats: func(p Point) []float64 { return p.RepP99 }},
 	{Name: "ratio", Unit: "x", HigherBetter: true, Value: func(p Point) (float64, float64, float64, bool) {
 		return p.Ratio, p.RatioLo, p.RatioHi, p.Ratio > 0 && p.Baseline != ""
-	}},
+	}, Repeats: func(p Point) []float64 { return p.RepRatio }},
 }
 
 // Options are history check's settings.
@@ -125,10 +128,12 @@ func CheckSeries(x Series, pts []Point, opt Options) SeriesCheck {
 		}
 		var mc MetricCheck
 		mc.Metric = m
+		var reps [][]float64
 		for i, p := range pts {
 			if v, _, _, ok := m.Value(p); ok {
 				mc.Points = append(mc.Points, i)
 				mc.Values = append(mc.Values, v)
+				reps = append(reps, m.Repeats(p))
 			}
 		}
 		if len(mc.Values) == 0 {
@@ -136,7 +141,7 @@ func CheckSeries(x Series, pts []Point, opt Options) SeriesCheck {
 		}
 		p := opt.Params
 		p.Seed = seedOf(x.ID, m.Name)
-		for _, c := range Changes(mc.Values, m.HigherBetter, Options{Params: p, MinChange: opt.MinChange}) {
+		for _, c := range Changes(mc.Values, reps, m.HigherBetter, Options{Params: p, MinChange: opt.MinChange}) {
 			c.Metric = m.Name
 			c.Index = mc.Points[c.Index]
 			c.AfterRun = pts[c.Index]
@@ -169,9 +174,10 @@ func seedOf(parts ...string) uint64 {
 // Changes finds the change points of one metric's values (in run order):
 // E-divisive means over the logarithms (a 10 % change is the same distance
 // at any level), then the newest runs, too few for E-divisive to place a
-// change before them, against the level since the last change. Index is
+// change before them, against the level since the last change. reps holds
+// each run's repeats (nil, or fewer than 2, where there are none). Index is
 // into values. Pure.
-func Changes(values []float64, higherBetter bool, opt Options) []ChangePoint {
+func Changes(values []float64, reps [][]float64, higherBetter bool, opt Options) []ChangePoint {
 	z := make([]float64, len(values))
 	for i, v := range values {
 		z[i] = math.Log(v)
@@ -183,7 +189,7 @@ func Changes(values []float64, higherBetter bool, opt Options) []ChangePoint {
 		ps[s.Index] = s.P
 	}
 	newest := -1
-	if k, p, ok := newestChange(z, idx, opt.Params); ok {
+	if k, p, ok := newestChange(z, reps, idx, opt.Params); ok {
 		newest = k
 		idx = append(idx, k)
 		ps[k] = p
@@ -210,11 +216,14 @@ func Changes(values []float64, higherBetter bool, opt Options) []ChangePoint {
 
 // newestChange tests whether the newest k runs (k < MinSize: too few for
 // E-divisive to put a change before them) depart from the level since the
-// last change point: a t test of their mean log value against that level's
-// (pooled on the level's spread, df = level's runs - 1), two-sided, with
-// Bonferroni over the k tried. It returns the first index of the newest
-// level and its p-value.
-func newestChange(z []float64, changes []int, p Params) (int, float64, bool) {
+// last change point, two-sided, with Bonferroni over the k tried. When
+// every run involved has 2 or more repeats, the test is a Mann-Whitney U
+// test of the newest runs' repeats against the level's (ranks: a stalled
+// repeat counts as one low value, not as a huge one); otherwise a t test
+// of the newest runs' mean log value against the level's, pooled on the
+// level's spread, df = its runs - 1. It returns the first index of the
+// newest level and its p-value.
+func newestChange(z []float64, reps [][]float64, changes []int, p Params) (int, float64, bool) {
 	n := len(z)
 	start := 0
 	if len(changes) > 0 {
@@ -227,21 +236,20 @@ func newestChange(z []float64, changes []int, p Params) (int, float64, bool) {
 			break
 		}
 		a, b := z[start:n-k], z[n-k:]
-		if len(a) < p.MinSize || len(a) < 3 {
-			continue
-		}
-		ma, mb := mean(a), mean(b)
-		sd := stddev(a, ma)
-		var pv float64
-		switch {
-		case sd == 0 && ma == mb:
-			continue
-		case sd == 0:
-			pv = 0
-		default:
-			t := (mb - ma) / (sd * math.Sqrt(1/float64(len(a))+1/float64(k)))
-			st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(a) - 1)}
-			pv = 2 * st.CDF(-math.Abs(t))
+		pv, ok := repeatsTest(reps, start, n-k, n)
+		if !ok {
+			ma, mb := mean(a), mean(b)
+			sd := stddev(a, ma)
+			switch {
+			case sd == 0 && ma == mb:
+				continue
+			case sd == 0:
+				pv = 0
+			default:
+				t := (mb - ma) / (sd * math.Sqrt(1/float64(len(a))+1/float64(k)))
+				st := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(a) - 1)}
+				pv = 2 * st.CDF(-math.Abs(t))
+			}
 		}
 		pv = math.Min(1, pv*float64(tries))
 		if pv < bestP {
@@ -252,6 +260,31 @@ func newestChange(z []float64, changes []int, p Params) (int, float64, bool) {
 		return 0, 0, false
 	}
 	return n - bestK, bestP, true
+}
+
+// repeatsTest is the Mann-Whitney U test of the repeats of runs [mid, end)
+// against those of runs [start, mid); ok is false unless every run has 2
+// or more repeats.
+func repeatsTest(reps [][]float64, start, mid, end int) (float64, bool) {
+	if len(reps) < end {
+		return 0, false
+	}
+	var a, b []float64
+	for i := start; i < end; i++ {
+		if len(reps[i]) < 2 {
+			return 0, false
+		}
+		if i < mid {
+			a = append(a, reps[i]...)
+		} else {
+			b = append(b, reps[i]...)
+		}
+	}
+	u, err := results.MannWhitneyU(a, b)
+	if err != nil {
+		return 0, false
+	}
+	return u.P, true
 }
 
 func mean(xs []float64) float64 {

@@ -123,16 +123,37 @@ func TestEDivisiveSteps(t *testing.T) {
 // is not.
 func TestChangesNewestRun(t *testing.T) {
 	base := []float64{1000, 1012, 995, 990, 1007, 1003, 998, 1010, 993, 1001}
-	got := Changes(append(append([]float64(nil), base...), 900), true, DefaultOptions())
+	got := Changes(append(append([]float64(nil), base...), 900), nil, true, DefaultOptions())
 	if len(got) != 1 || got[0].Index != 10 || got[0].Method != "newest" || !got[0].Regression || math.Abs(got[0].Change+0.1) > 0.01 {
 		t.Fatalf("newest run 10%% lower: %+v", got)
 	}
-	if got := Changes(append(append([]float64(nil), base...), 1005), true, DefaultOptions()); len(got) != 0 {
+	if got := Changes(append(append([]float64(nil), base...), 1005), nil, true, DefaultOptions()); len(got) != 0 {
 		t.Fatalf("newest run as the others: %+v", got)
 	}
 	// For p99 lower is better: a drop is an improvement.
-	if got := Changes(append(append([]float64(nil), base...), 900), false, DefaultOptions()); len(got) != 1 || got[0].Regression {
+	if got := Changes(append(append([]float64(nil), base...), 900), nil, false, DefaultOptions()); len(got) != 1 || got[0].Regression {
 		t.Fatalf("p99 10%% lower: %+v", got)
+	}
+}
+
+// With repeats, the newest run is tested on them by ranks: one stalled
+// repeat of the level does not hide a run whose every repeat is lower.
+func TestChangesNewestRunRepeats(t *testing.T) {
+	var vals []float64
+	var reps [][]float64
+	for i := range 10 {
+		r := []float64{1000 + float64(i), 1010 - float64(i), 990 + 2*float64(i)}
+		if i == 4 {
+			r[1] = 20 // a stall
+		}
+		reps = append(reps, r)
+		vals = append(vals, median3(r[0], r[1], r[2]))
+	}
+	reps = append(reps, []float64{700, 720, 690})
+	vals = append(vals, 700)
+	got := Changes(vals, reps, true, DefaultOptions())
+	if len(got) != 1 || got[0].Index != 10 || got[0].Method != "newest" || !got[0].Regression {
+		t.Fatalf("newest run 30%% lower in every repeat: %+v", got)
 	}
 }
 

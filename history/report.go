@@ -16,7 +16,7 @@ func WriteCheck(w io.Writer, checks []SeriesCheck, opt Options) error {
 	if opt.MinChange > 0 {
 		ew.printf(", min change %g%%", 100*opt.MinChange)
 	}
-	ew.printf("); the newest %d run(s) by a t test against the level before them\n\n", opt.MinSize-1)
+	ew.printf("); the newest %d run(s) against the level before them: Mann-Whitney U on their repeats (t test without repeats)\n\n", opt.MinSize-1)
 	var regressions []string
 	for _, sc := range checks {
 		n := len(sc.Points)

@@ -34,6 +34,10 @@ type Point struct {
 	Ratio, RatioLo, RatioHi               float64
 	Baseline                              string
 	Effective                             map[string]string
+	// Repeats' own figures: tps and p99 per successful repeat, the ratio
+	// per round (the cell's tps over its baseline cell's in the same
+	// round).
+	RepTPS, RepP99, RepRatio []float64
 }
 
 // Ref is how a run is named in reports: its commit (short) or label, and
@@ -130,7 +134,69 @@ func (s *Store) Points(ctx context.Context, seriesID string) ([]Point, error) {
 		_ = json.Unmarshal([]byte(eff), &p.Effective)
 		out = append(out, p)
 	}
-	return out, s.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.openErr(err)
+	}
+	rows.Close()
+	return out, s.repeats(ctx, seriesID, out)
+}
+
+// repeats fills in the points' per-repeat figures.
+func (s *Store) repeats(ctx context.Context, seriesID string, pts []Point) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT c.run_id, CASE WHEN x.cell = c.cell THEN 1 ELSE 0 END, x.rep, x.tps, x.lat_p99
+		FROM bmh_cells c JOIN bmh_samples x ON x.run_id = c.run_id AND (x.cell = c.cell OR x.cell = c.baseline_cell)
+		WHERE c.series_id = ? AND x.status = 'ok' ORDER BY x.rep`, seriesID)
+	if err != nil {
+		return s.openErr(err)
+	}
+	defer rows.Close()
+	type rep struct{ own, base float64 }
+	by := map[string]map[int]*rep{}
+	for rows.Next() {
+		var run string
+		var own, n int
+		var tps, p99 float64
+		if err := rows.Scan(&run, &own, &n, &tps, &p99); err != nil {
+			return s.openErr(err)
+		}
+		if by[run] == nil {
+			by[run] = map[int]*rep{}
+		}
+		r := by[run][n]
+		if r == nil {
+			r = &rep{}
+			by[run][n] = r
+		}
+		if own == 1 {
+			r.own = tps
+		} else {
+			r.base = tps
+		}
+		if own == 1 && tps > 0 {
+			for i := range pts {
+				if pts[i].RunID == run {
+					pts[i].RepTPS = append(pts[i].RepTPS, tps)
+					if p99 > 0 {
+						pts[i].RepP99 = append(pts[i].RepP99, p99)
+					}
+				}
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return s.openErr(err)
+	}
+	for i := range pts {
+		if pts[i].Baseline == "" {
+			continue
+		}
+		for _, r := range by[pts[i].RunID] {
+			if r.own > 0 && r.base > 0 {
+				pts[i].RepRatio = append(pts[i].RepRatio, r.own/r.base)
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Store) wrap(err error) error {

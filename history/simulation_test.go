@@ -9,11 +9,26 @@ import (
 	"testing"
 )
 
-// noiseModel draws one run's value: the median of 3 repeats, as a run with
-// repeats = 3 records it.
+// noiseModel draws one repeat's value; a run is 3 repeats, its value their
+// median, as a run with repeats = 3 records it.
 type noiseModel struct {
 	name string
 	draw func(rng *rand.Rand) float64
+}
+
+// history draws n runs, the runs from stepAt on scaled by factor.
+func (m noiseModel) history(rng *rand.Rand, n, stepAt int, factor float64) ([]float64, [][]float64) {
+	vals := make([]float64, n)
+	reps := make([][]float64, n)
+	for i := range n {
+		f := 1.0
+		if i >= stepAt {
+			f = factor
+		}
+		r := []float64{f * m.draw(rng), f * m.draw(rng), f * m.draw(rng)}
+		reps[i], vals[i] = r, median3(r[0], r[1], r[2])
+	}
+	return vals, reps
 }
 
 func median3(a, b, c float64) float64 {
@@ -24,15 +39,10 @@ func median3(a, b, c float64) float64 {
 
 func noiseModels(t testing.TB) []noiseModel {
 	resample := func(xs []float64) func(*rand.Rand) float64 {
-		return func(rng *rand.Rand) float64 {
-			return median3(xs[rng.IntN(len(xs))], xs[rng.IntN(len(xs))], xs[rng.IntN(len(xs))])
-		}
+		return func(rng *rand.Rand) float64 { return xs[rng.IntN(len(xs))] }
 	}
 	gauss := func(cov float64) func(*rand.Rand) float64 {
-		return func(rng *rand.Rand) float64 {
-			one := func() float64 { return 1000 * (1 + cov*rng.NormFloat64()) }
-			return median3(one(), one(), one())
-		}
+		return func(rng *rand.Rand) float64 { return 1000 * (1 + cov*rng.NormFloat64()) }
 	}
 	return []noiseModel{
 		{"recorded oltp_insert repeats (testdata/noise-insert.csv)", resample(readNoise(t, "noise-insert.csv"))},
@@ -57,31 +67,22 @@ func simulate(m noiseModel, series int, seed uint64) simResult {
 	var r simResult
 	for s := range series {
 		opt.Seed = uint64(s)
-		aa := make([]float64, 20)
-		for i := range aa {
-			aa[i] = m.draw(rng)
-		}
-		ch := Changes(aa, true, opt)
+		aa, aaReps := m.history(rng, 20, 20, 1)
+		ch := Changes(aa, aaReps, true, opt)
 		if len(ch) > 0 {
 			r.falseAlarm++
 		}
 		if gate(ch, len(aa), opt) {
 			r.falseGate++
 		}
-		step := make([]float64, 20)
-		for i := range step {
-			step[i] = m.draw(rng)
-			if i >= 10 {
-				step[i] *= 0.9
-			}
-		}
-		for _, c := range Changes(step, true, opt) {
+		step, stepReps := m.history(rng, 20, 10, 0.9)
+		for _, c := range Changes(step, stepReps, true, opt) {
 			if c.Regression && c.Index >= 9 && c.Index <= 11 {
 				r.detect++
 				break
 			}
 		}
-		if gate(Changes(step[:11], true, opt), 11, opt) {
+		if gate(Changes(step[:11], stepReps[:11], true, opt), 11, opt) {
 			r.detectNewest++
 		}
 	}
@@ -114,7 +115,7 @@ func TestSimulatedRates(t *testing.T) {
 		series = v
 	}
 	t.Logf("%d histories of 20 runs per model; defaults %+v", series, DefaultParams())
-	t.Logf("| noise (one run = median of 3 repeats) | false alarms (A/A, any change point) | false gate alarms (exit 3) | 10 %% step at run 11 of 20 found | 10 %% step at the newest run: exit 3 |")
+	t.Logf("| noise (a run: 3 repeats, its value their median) | false alarms (A/A, any change point) | false gate alarms (exit 3) | 10 %% step at run 11 of 20 found | 10 %% step at the newest run: exit 3 |")
 	t.Logf("|---|---:|---:|---:|---:|")
 	for i, m := range noiseModels(t) {
 		r := simulate(m, series, uint64(100+i))
