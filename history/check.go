@@ -318,10 +318,22 @@ func envDiff(a, b Point) []string {
 	}
 	if len(a.Effective) > 0 && len(b.Effective) > 0 {
 		for _, k := range record.UnionKeys(a.Effective, b.Effective) {
-			if x, y := record.ValueOr(a.Effective, k), record.ValueOr(b.Effective, k); x != y {
+			if x, y := setting(a, k), setting(b, k); x != y {
 				out = append(out, fmt.Sprintf("@@%s %s -> %s", k, x, y))
 			}
 		}
 	}
 	return out
+}
+
+// setting is a variable's value in a run's cell: read back for the cell
+// when the cell set it, else the server's global at the run's start.
+func setting(p Point, k string) string {
+	if v, ok := p.Effective[k]; ok {
+		return v
+	}
+	if v, ok := p.Variables[k]; ok {
+		return v
+	}
+	return "(unset)"
 }

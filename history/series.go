@@ -34,6 +34,8 @@ type Point struct {
 	Ratio, RatioLo, RatioHi               float64
 	Baseline                              string
 	Effective                             map[string]string
+	// Variables are the server's globals at the run's start.
+	Variables map[string]string
 	// Repeats' own figures: tps and p99 per successful repeat, the ratio
 	// per round (the cell's tps over its baseline cell's in the same
 	// round).
@@ -115,7 +117,7 @@ func Match(x Series, filter []string) bool {
 func (s *Store) Points(ctx context.Context, seriesID string) ([]Point, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.started, r.git_commit, r.git_branch, r.label, r.server_version, r.tool_version,
 		c.ok_repeats, c.failed_repeats, c.tps, c.tps_lo, c.tps_hi, c.lat_p99, c.p99_lo, c.p99_hi,
-		c.ratio, c.ratio_lo, c.ratio_hi, c.baseline_cell, c.effective
+		c.ratio, c.ratio_lo, c.ratio_hi, c.baseline_cell, c.effective, r.variables
 		FROM bmh_cells c JOIN bmh_runs r ON r.id = c.run_id
 		WHERE c.series_id = ? AND c.ok_repeats > 0 ORDER BY r.started, r.id`, seriesID)
 	if err != nil {
@@ -125,13 +127,14 @@ func (s *Store) Points(ctx context.Context, seriesID string) ([]Point, error) {
 	var out []Point
 	for rows.Next() {
 		var p Point
-		var eff string
+		var eff, vars string
 		if err := rows.Scan(&p.RunID, &p.Started, &p.Commit, &p.Branch, &p.Label, &p.ServerVersion, &p.ToolVersion,
 			&p.Repeats, &p.Failed, &p.TPS, &p.TPSLo, &p.TPSHi, &p.P99, &p.P99Lo, &p.P99Hi,
-			&p.Ratio, &p.RatioLo, &p.RatioHi, &p.Baseline, &eff); err != nil {
+			&p.Ratio, &p.RatioLo, &p.RatioHi, &p.Baseline, &eff, &vars); err != nil {
 			return nil, s.openErr(err)
 		}
 		_ = json.Unmarshal([]byte(eff), &p.Effective)
+		_ = json.Unmarshal([]byte(vars), &p.Variables)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {

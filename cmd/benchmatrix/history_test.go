@@ -134,8 +134,8 @@ func TestHistoryEndToEnd(t *testing.T) {
 		t.Fatalf("20 runs, the change at 11: exit %d, want 0 (the regression is not new)\n%s", code, out)
 	}
 	if n := strings.Count(out, "tps: "); n != 1 || !strings.Contains(out, "tps: REGRESSION at run 11") ||
-		!strings.Contains(out, "@@binlog_commit_wait_usec 0 -> 100000") {
-		t.Fatalf("want one tps change point, a regression at run 11, naming binlog_commit_wait_usec 0 -> 100000\n%s", out)
+		!strings.Contains(out, "@@binlog_commit_wait_count 0 -> 2") {
+		t.Fatalf("want one tps change point, a regression at run 11, naming binlog_commit_wait_count 0 -> 2\n%s", out)
 	}
 	// Recording a run twice changes nothing.
 	if code, out := hist("add", "--history", stepDB, step[3]); code != 0 || !strings.Contains(out, "recorded already") {
