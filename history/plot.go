@@ -175,10 +175,14 @@ func TrendPlot(sc SeriesCheck, last int) ([]byte, error) {
 	y -= ts.Rectangle(title).Size().Y + vg.Points(4)
 	cs := textStyle(9.5, textColor)
 	cs.XAlign, cs.YAlign = draw.XLeft, draw.YTop
-	caption := "x: runs in the order they started, labelled with commit or label. Whiskers: range of the run's repeats (ratio: 95 % interval). " +
-		"Dashed grey: the level between change points. Vertical lines: change points (red a regression, green an improvement)."
-	dc.FillText(cs, vg.Point{X: dc.Min.X + pad, Y: y}, caption)
-	y -= cs.Rectangle(caption).Size().Y + vg.Points(6)
+	for _, line := range []string{
+		"x: runs in the order they started, labelled with their commit or label. Whiskers: the range of the run's repeats (ratio: its 95 % interval).",
+		"Dashed grey: the level between change points. Vertical lines: change points (red a regression, green an improvement) and their size.",
+	} {
+		dc.FillText(cs, vg.Point{X: dc.Min.X + pad, Y: y}, line)
+		y -= cs.Rectangle(line).Size().Y
+	}
+	y -= vg.Points(10)
 	area := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - y))
 	grid := make([][]*plot.Plot, len(panels))
 	for i, p := range panels {
@@ -272,7 +276,7 @@ type yErrorBars struct {
 
 func (e *yErrorBars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	st := draw.LineStyle{Color: color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x90}, Width: vg.Points(1)}
+	st := draw.LineStyle{Color: color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x90}, Width: vg.Points(1)}
 	w := vg.Points(3)
 	for i, pt := range e.XYs {
 		x := trX(pt.X)
