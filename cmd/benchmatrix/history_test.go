@@ -230,3 +230,51 @@ func concurrentAdd(t *testing.T, h string, dirs []string) {
 		}
 	}
 }
+
+// run's --history may come bare, with =VALUE or with its value after it;
+// the manifest is never taken for its value.
+func TestTakeRunHistory(t *testing.T) {
+	cases := []struct {
+		args   []string
+		rest   []string
+		set    bool
+		target string
+		label  string
+	}{
+		{[]string{"m.toml", "-q"}, []string{"m.toml", "-q"}, false, "", ""},
+		{[]string{"m.toml", "--history"}, []string{"m.toml"}, true, "", ""},
+		{[]string{"--history", "m.toml"}, []string{"m.toml"}, true, "", ""},
+		{[]string{"--history", "h.db", "m.toml"}, []string{"m.toml"}, true, "h.db", ""},
+		{[]string{"m.toml", "--history=mysql://u@h/db", "--label", "nightly", "-q"}, []string{"m.toml", "-q"}, true, "mysql://u@h/db", "nightly"},
+		{[]string{"m.toml", "-history", "-q"}, []string{"m.toml", "-q"}, true, "", ""},
+	}
+	for _, c := range cases {
+		rest, h, err := takeRunHistory(c.args)
+		if err != nil || strings.Join(rest, " ") != strings.Join(c.rest, " ") || h.set != c.set || h.target != c.target || h.label != c.label {
+			t.Errorf("%q: rest %q %+v %v", c.args, rest, h, err)
+		}
+	}
+	if _, _, err := takeRunHistory([]string{"m.toml", "--label", "x"}); err == nil {
+		t.Error("--label without --history: no error")
+	}
+}
+
+// A history that cannot be used fails run before anything runs (exit 2),
+// and a password in its DSN is neither used nor printed.
+func TestRunHistoryRefusedBeforeTheRun(t *testing.T) {
+	tmp := t.TempDir()
+	m := writeManifest(t, slowManifest)
+	junk := filepath.Join(tmp, "junk.db")
+	if err := os.WriteFile(junk, []byte(strings.Repeat("junk", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"--history=mysql://u:Sekrit77@127.0.0.1:1/db", "--history=" + junk} {
+		out, err := exec.Command(binary, "run", m, "-q", h, "-o", filepath.Join(tmp, "r")).CombinedOutput()
+		if exitStatus(err) != 2 || strings.Contains(string(out), "Sekrit77") || !strings.Contains(string(out), "history") {
+			t.Fatalf("%s: exit %d\n%s", h, exitStatus(err), out)
+		}
+		if _, err := os.Stat(filepath.Join(tmp, "r")); err == nil {
+			t.Fatalf("%s: the run started", h)
+		}
+	}
+}
