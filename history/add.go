@@ -118,6 +118,12 @@ func workloadDef(r *record.Run, c record.Cell) (record.WorkloadDef, string) {
 // run twice is a no-op; the same run id with other results is refused.
 func (s *Store) Add(ctx context.Context, r *record.Run, meta Meta) (*Added, error) {
 	out, err := s.add(ctx, r, meta)
+	for try := 0; try < 3 && isRetryable(err); try++ {
+		// InnoDB chose this transaction as a deadlock victim (two
+		// processes adding to one new series), or a lock wait ran out:
+		// nothing was written; do it again.
+		out, err = s.add(ctx, r, meta)
+	}
 	if errors.Is(err, errRaced) {
 		// Another process recorded it between our look and our insert:
 		// look again (now a no-op, or a refusal).
@@ -308,6 +314,14 @@ func workloadDiff(a, b record.WorkloadDef) string {
 		return "its definition changed"
 	}
 	return strings.Join(d, ", ")
+}
+
+func isRetryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "Error 1213") || strings.Contains(s, "Error 1205")
 }
 
 func isDuplicateKey(err error) bool {
