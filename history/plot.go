@@ -176,7 +176,7 @@ func TrendPlot(sc SeriesCheck, last int) ([]byte, error) {
 	cs := textStyle(9.5, textColor)
 	cs.XAlign, cs.YAlign = draw.XLeft, draw.YTop
 	for _, line := range []string{
-		"x: runs in the order they started, labelled with their commit or label. Whiskers: the range of the run's repeats (ratio: its 95 % interval).",
+		"x: runs in the order they started, with their commit or label where it changes. Whiskers: the range of the run's repeats (ratio: its 95 % interval).",
 		"Dashed grey: the level between change points. Vertical lines: change points (red a regression, green an improvement) and their size.",
 	} {
 		dc.FillText(cs, vg.Point{X: dc.Min.X + pad, Y: y}, line)
@@ -239,10 +239,12 @@ func (t runTicks) Ticks(lo, hi float64) []plot.Tick {
 			out = append(out, plot.Tick{Value: x})
 			continue
 		}
+		// The commit or label under a run's number where it changes (a
+		// run of nights on one commit is labelled once).
 		label := fmt.Sprint(i + 1)
-		if r := t.points[i].Ref(); r != t.points[i].RunID {
-			if len(r) > 8 {
-				r = r[:8]
+		if r := t.points[i].Ref(); r != t.points[i].RunID && (i == t.from || r != t.points[i-1].Ref()) {
+			if len(r) > 7 {
+				r = r[:7]
 			}
 			label += "\n" + r
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,19 @@ func TestCheckThroughTheStore(t *testing.T) {
 	var out bytes.Buffer
 	if err := WriteShow(&out, checks, 5, true); err != nil || !strings.Contains(out.String(), "| 20 |") || strings.Count(out.String(), "\n| ") != 6 {
 		t.Fatalf("markdown: %v\n%s", err, out.String())
+	}
+	// The trend plot: a PNG per series, one panel per metric.
+	files, err := WritePlots(t.TempDir(), checks, 0)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("plots: %v %v", files, err)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if img, err := png.Decode(f); err != nil || img.Bounds().Dx() != 1100 {
+		t.Fatalf("plot: %v", err)
 	}
 	if _, err := st.Check(ctx, []string{"nosuch"}, DefaultOptions()); exitcode.Of(err) != exitcode.Usage {
 		t.Fatalf("unknown series: %v", err)
