@@ -136,24 +136,31 @@ func TestChangesNewestRun(t *testing.T) {
 	}
 }
 
-// With repeats, the newest run is tested on them by ranks: one stalled
-// repeat of the level does not hide a run whose every repeat is lower.
+// With repeats, the newest run is tested on them by ranks: a run whose
+// every repeat is below every repeat of the level is found, though its
+// median alone is within reach of the level's medians (the t test on run
+// values does not find it); one stalled repeat in the level costs one rank.
 func TestChangesNewestRunRepeats(t *testing.T) {
 	var vals []float64
 	var reps [][]float64
 	for i := range 10 {
-		r := []float64{1000 + float64(i), 1010 - float64(i), 990 + 2*float64(i)}
+		f := float64(i)
+		// Distinct values (ties would take the normal approximation).
+		r := []float64{801.1 + 40*f, 1199.2 - 40*f, 925.3 + 150*float64(i%2) + 0.7*f}
 		if i == 4 {
-			r[1] = 20 // a stall
+			r[1] = 20.4 // a stall
 		}
 		reps = append(reps, r)
 		vals = append(vals, median3(r[0], r[1], r[2]))
 	}
-	reps = append(reps, []float64{700, 720, 690})
-	vals = append(vals, 700)
+	reps = append(reps, []float64{780, 790, 795})
+	vals = append(vals, 790)
 	got := Changes(vals, reps, true, DefaultOptions())
 	if len(got) != 1 || got[0].Index != 10 || got[0].Method != "newest" || !got[0].Regression {
-		t.Fatalf("newest run 30%% lower in every repeat: %+v", got)
+		t.Fatalf("newest run below every repeat of the level: %+v", got)
+	}
+	if got := Changes(vals, nil, true, DefaultOptions()); len(got) != 0 {
+		t.Fatalf("the same medians without repeats (t test): %+v, want none (this case must need the repeats)", got)
 	}
 }
 
