@@ -50,6 +50,7 @@ Usage:
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
   benchmatrix cache ls|rm ID...|prune [--max-size SIZE] [--dir DIR]   prepared data kept across runs
+  benchmatrix history add|check|show|list|rm   runs over time, change points, trends (run --history[=PATH|DSN])
   benchmatrix version
 `
 
@@ -148,6 +149,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "cache":
 		return cmdCache(args[1:], stdout, stderr) // cache.go
+	case "history":
+		return cmdHistory(ctx, args[1:], stdout, stderr) // history.go
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
 		return exitcode.OK
@@ -245,6 +248,14 @@ func (l *dsnList) Set(s string) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	args, hist, err := takeRunHistory(args) // history.go: --history[=PATH|DSN], --label
+	if err == nil {
+		err = hist.open(ctx) // a bad history fails before the run, not after it
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitcode.Of(err)
+	}
 	var req runner.Request
 	var quiet bool
 	fs, apply := runFlags(stderr, &req, &quiet)
@@ -286,6 +297,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if _, serr := os.Stat(filepath.Join(cfg.OutDir, results.RunFile)); serr == nil {
 		fmt.Fprintf(stderr, "results: %s\n", cfg.OutDir)
+		if herr := hist.record(ctx, cfg.OutDir, stderr); herr != nil && err == nil {
+			err = herr
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
