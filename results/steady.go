@@ -15,11 +15,14 @@ import (
 //
 // A per-second series has settled at the first second from which its
 // rolling mean (over SettleRule.Window seconds) stays within a band of its
-// final level (the last window's mean) to the end; the band is
+// final level (the last window's mean) to the end. The band is
 // SettleRule.Tolerance times the larger of the final level and the highest
 // rolling mean, so that a series that falls to nothing (buffer-pool misses
 // once the pool holds the data) settles when it is within a tenth of where
-// it started, not of zero. A series settled only if it then stayed there
+// it started, not of zero; and at least SettleRule.Noise standard errors
+// of a window's mean, from the seconds' spread over the series' second
+// half, so that on a busy host a climb smaller than the noise is not taken
+// for one (the band is recorded). A series settled only if it then stayed there
 // for at least SettleRule.Hold seconds: a climb still going at the end of
 // the series is not steady. A cell's time to a steady state is the latest
 // of its series' (tps and the reads from the disk).
@@ -33,18 +36,22 @@ type SettleRule struct {
 	Window    int     // seconds in the rolling mean
 	Tolerance float64 // the band around the final level, as a fraction
 	Hold      int     // seconds the series must stay in the band past the settling second
+	// Noise: the band is at least this many standard errors of a window's
+	// mean (the per-second standard deviation over the series' second
+	// half, over the square root of Window); 0 for none.
+	Noise float64
 }
 
-// DefaultSettleRule: 5 s rolling means within 10 % of the final level,
-// held 10 s. Chosen for this shared 2-core machine, where one second's tps
+// DefaultSettleRule: 5 s rolling means within 10 % of the final level (or
+// two standard errors of the noise, when wider), held 10 s. Chosen for this shared 2-core machine, where one second's tps
 // varies by 10-30 % under other tenants: a 5 s mean within 10 % tells a
 // climb from that noise.
-var DefaultSettleRule = SettleRule{Window: 5, Tolerance: 0.10, Hold: 10}
+var DefaultSettleRule = SettleRule{Window: 5, Tolerance: 0.10, Hold: 10, Noise: 2}
 
 // String says the rule in words, for the record.
 func (p SettleRule) String() string {
-	return fmt.Sprintf("the first second from which the %d s rolling mean stays within %.0f%% of the final level (the last %d s; of the highest rolling mean when that is larger) to the end, held at least %d s",
-		p.Window, 100*p.Tolerance, p.Window, p.Hold)
+	return fmt.Sprintf("the first second from which the %d s rolling mean stays within %.0f%% of the final level (the last %d s; of the highest rolling mean when that is larger; at least %.0f standard errors of the seconds' noise) to the end, held at least %d s",
+		p.Window, 100*p.Tolerance, p.Window, p.Noise, p.Hold)
 }
 
 // Settle finds when xs (one value per second, NaN for none) settled: the
@@ -87,6 +94,9 @@ func (p SettleRule) Settle(xs []float64) record.Settled {
 		peak = max(peak, math.Abs(m))
 	}
 	band := p.Tolerance * peak
+	if p.Noise > 0 {
+		band = max(band, p.Noise*stdDevOf(xs[n/2:])/math.Sqrt(float64(w)))
+	}
 	at := 0
 	for i := len(roll) - 1; i >= 0; i-- {
 		if !math.IsNaN(roll[i]) && math.Abs(roll[i]-level) > band {
@@ -244,9 +254,9 @@ func settledText(s record.Settled) string {
 		return fmt.Sprintf("still moving (%s/s at first, %s/s at the end)", level(s.First), level(s.Level))
 	}
 	if s.Seconds == 0 {
-		return fmt.Sprintf("steady from the first second (%s/s)", level(s.Level))
+		return fmt.Sprintf("steady from the first second (%s/s ± %s)", level(s.Level), level(s.Band))
 	}
-	return fmt.Sprintf("settled at %.0f s (%s/s at first, %s/s from then)", s.Seconds, level(s.First), level(s.Level))
+	return fmt.Sprintf("settled at %.0f s (%s/s at first, %s/s ± %s from then)", s.Seconds, level(s.First), level(s.Level), level(s.Band))
 }
 
 // writeWarmthNote is the cell's line in "What happened in each cell": the
@@ -323,4 +333,18 @@ func memoryOf(r *Run, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// stdDevOf is the sample standard deviation of the values that are numbers.
+func stdDevOf(xs []float64) float64 {
+	var v []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	if len(v) < 2 {
+		return 0
+	}
+	return StdDev(v)
 }

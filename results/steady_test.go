@@ -30,6 +30,12 @@ func TestSettleRule(t *testing.T) {
 			noisy[i] += []float64{-30, 25, -10, 35, -20}[i%5]
 		}
 	}
+	// A busy host: seconds swing ±60 around 100, and the first 10 s climb
+	// from 80: a climb smaller than the noise is not a climb.
+	busy := climb(40, 10, 100)
+	for i := range busy {
+		busy[i] = max(busy[i], 80) + []float64{60, -60, 30, -30}[i%4]
+	}
 	nan := climb(40, 10, 100)
 	nan[25], nan[26] = math.NaN(), math.NaN()
 	for _, c := range []struct {
@@ -45,6 +51,7 @@ func TestSettleRule(t *testing.T) {
 		{"settled too late to hold", climb(30, 22, 400), false, 0, 30},
 		{"too short", climb(10, 0, 100), false, 0, 0},
 		{"gaps are skipped", nan, true, 4, 10},
+		{"a climb within a busy host's noise", busy, true, 0, 3},
 		{"reads falling to zero", []float64{3000, 2800, 2500, 2000, 1500, 1000, 600, 300, 100, 50, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true, 4, 9},
 	} {
 		s := rule.Settle(c.xs)
