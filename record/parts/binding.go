@@ -266,7 +266,9 @@ type DataMemory struct {
 	ServerReadMeasured bool    `json:"server_reads_measured"`
 	PoolReadsS         float64 `json:"pool_reads_s"`
 	PoolReadsMeasured  bool    `json:"pool_reads_measured"`
-	Text               string  `json:"text"`
+	// Sizes says the sizes alone; Text adds what reached the disk.
+	Sizes string `json:"sizes"`
+	Text  string `json:"text"`
 }
 
 // NoDiskReads is the mean reads per second under which reads are said
@@ -310,6 +312,7 @@ func AssessData(engine string, data, pool, memLimit int64, reads, readKB, poolRe
 	if memLimit > 0 && (engine == "" || engine == "innodb") {
 		d.Text += fmt.Sprintf(" (%.0f%% of the %s memory limit)", 100*float64(data)/float64(memLimit), sizeText(memLimit))
 	}
+	d.Sizes = d.Text
 	d.Text += "; " + d.ReadsText()
 	return d
 }
