@@ -348,3 +348,39 @@ func stdDevOf(xs []float64) float64 {
 	}
 	return StdDev(v)
 }
+
+// readsPanel draws the server's reads from the disk per second (its
+// cgroup's, else the buffer pool's misses) in runs that start cells cold
+// or warm up until steady: the climb from cold is the pool filling.
+func readsPanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
+	cold := false
+	for _, c := range r.Cells {
+		cold = cold || c.ColdStart != nil || (c.Steady != nil && c.Steady.AutoWarmup)
+	}
+	if !cold {
+		return nil, ""
+	}
+	col := ""
+	for _, name := range []string{"cg_reads_s", "bp_disk_reads_s"} {
+		for _, cr := range runs {
+			for _, p := range cr.points {
+				if _, ok := p.Metrics[name]; ok && col == "" {
+					col = name
+				}
+			}
+		}
+	}
+	if col == "" {
+		return nil, ""
+	}
+	label, caption := "server reads/s (cgroup)", " Last: the server's reads from the disk per second (its cgroup's): a cold start's climb is the buffer pool or the page cache filling."
+	if col == "bp_disk_reads_s" {
+		label, caption = "buffer pool misses/s", " Last: buffer-pool misses per second (pages read from the disk): a cold start's climb is the pool filling."
+	}
+	return []seriesPanel{{label: label, min0: true, value: func(p IntervalPoint) float64 {
+		if v, ok := p.Metrics[col]; ok {
+			return v
+		}
+		return math.NaN()
+	}}}, caption
+}
