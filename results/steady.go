@@ -168,8 +168,8 @@ func ObserveWarmth(c *Cell, columns []string, rule SettleRule) {
 			xs := tps
 			if name != "tps" {
 				xs = col(name, nil)
-				if !hasValue(xs) {
-					continue
+				if !hasNonZero(xs) {
+					continue // nothing read (MyISAM's buffer-pool misses): nothing to settle
 				}
 			}
 			s := rule.Settle(xs)
@@ -202,9 +202,9 @@ func ObserveWarmth(c *Cell, columns []string, rule SettleRule) {
 	c.Binding.Data = &d
 }
 
-func hasValue(xs []float64) bool {
+func hasNonZero(xs []float64) bool {
 	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) && x != 0 {
 			return true
 		}
 	}
