@@ -198,4 +198,3 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
