@@ -234,6 +234,9 @@ func steadyText(st *record.SteadyState) string {
 		what = append(what, t)
 	}
 	head := fmt.Sprintf("reached steady state after %.0f s", st.Seconds)
+	if st.Seconds == 0 {
+		head = "was steady from its first second"
+	}
 	if !st.Settled {
 		head = "did not reach a steady state within its run"
 	}
