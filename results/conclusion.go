@@ -186,6 +186,7 @@ func Conclude(r *Run) *Conclusion {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
 	}
 	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
+	c.Warnings = append(c.Warnings, dataWarnings(r)...)    // steady.go: data that fits on a small machine
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {

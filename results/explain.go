@@ -24,6 +24,7 @@ func cellNotes() []cellNote {
 		{write: writeTopology}, // topology.go
 		{write: writeContentionNote},
 		{shows: func(c Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
+		{shows: func(c Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
 		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
 		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
 	}

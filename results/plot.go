@@ -978,6 +978,7 @@ func seriesPanelSources() []seriesPanelSource {
 	return []seriesPanelSource{
 		ioPanels,   // plot.go: the mechanism next to the throughput
 		userPanels, // topology.go: [[observe.metric]] columns
+		readsPanel, // steady.go: reads from the disk, in runs with a cold start
 	}
 }
 

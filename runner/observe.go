@@ -208,4 +208,5 @@ func (w *watch) stop(ctx context.Context) {
 			res.ObserveNotes = append(res.ObserveNotes, "table sizes after: "+err.Error())
 		}
 	}
+	results.ObserveWarmth(res, observe.Columns(), results.DefaultSettleRule) // the time to a steady state, the data against memory
 }
