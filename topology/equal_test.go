@@ -29,13 +29,15 @@ func (s idStats) String() string {
 // equalWorkloads are the workloads run on every topology, each in its own
 // schema, with one thread and a fixed seed and number of events: the same
 // statements in the same order wherever they run.
-var equalWorkloads = []struct {
+type equalWorkload struct {
 	schema string
 	set    func(o *oltp.Options)
 	// sameIDs: the ids are the same on every topology; false where the
 	// run lets AUTO_INCREMENT assign them (Galera steps them).
 	sameIDs bool
-}{
+}
+
+var equalWorkloads = []equalWorkload{
 	// The field report: delete/insert pairs on the loaded ids.
 	{"eq_write_only", func(o *oltp.Options) { o.Workload = "oltp_write_only" }, true},
 	{"eq_read_write", func(o *oltp.Options) { o.Workload = "oltp_read_write" }, true},
@@ -57,11 +59,11 @@ func equalOptions(set func(o *oltp.Options)) oltp.Options {
 // runEqualWorkloads loads and runs every equal workload through cfg and
 // returns, per schema and table, what the workload left there. verify,
 // when not nil, checks every node holds the same after each workload.
-func runEqualWorkloads(t *testing.T, cfg *mysql.Config, verify func(schema string, tables []string)) map[string]idStats {
+func runEqualWorkloads(t *testing.T, cfg *mysql.Config, workloads []equalWorkload, verify func(schema string, tables []string)) map[string]idStats {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]idStats{}
-	for _, w := range equalWorkloads {
+	for _, w := range workloads {
 		o := equalOptions(w.set)
 		c := cfg.Clone()
 		c.DBName = w.schema
@@ -130,7 +132,7 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 			}
 		}
 	})
-	want := runEqualWorkloads(t, sb.Endpoint(), nil)
+	want := runEqualWorkloads(t, sb.Endpoint(), equalWorkloads, nil)
 	for _, w := range equalWorkloads {
 		s := want[w.schema+".sbtest1"]
 		if strings.HasPrefix(w.schema, "eq_insert") {
@@ -151,7 +153,7 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 		{Kind: experiment.TopologyGalera, Nodes: 3},
 	} {
 		c := startCluster(t, top)
-		got := runEqualWorkloads(t, c.Endpoint(), func(schema string, tables []string) {
+		verify := func(schema string, tables []string) {
 			ck, err := c.Verify(ctx, schema, tables, "after the workload", 2*time.Minute)
 			if err != nil {
 				t.Fatalf("%s %s: %v", top.Kind, schema, err)
@@ -159,7 +161,8 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 			if !ck.Equal {
 				t.Errorf("%s %s: the nodes differ: %v", top.Kind, schema, ck.Differences)
 			}
-		})
+		}
+		got := runEqualWorkloads(t, c.Endpoint(), equalWorkloads, verify)
 		for _, w := range equalWorkloads {
 			for _, tb := range []string{"sbtest1", "sbtest2"} {
 				key := w.schema + "." + tb
@@ -175,6 +178,22 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v", top.Kind, got)
+		if top.Kind != experiment.TopologyGalera {
+			continue
+		}
+		// The way out the refusal names: wsrep_auto_increment_control =
+		// OFF, and every node steps by 1 as one server does.
+		for _, n := range c.Nodes() {
+			mustExec(t, nodeDB(t, n), "SET GLOBAL wsrep_auto_increment_control = OFF")
+		}
+		auto := equalWorkloads[len(equalWorkloads)-1]
+		auto.schema = "eq_insert_auto_off"
+		off := runEqualWorkloads(t, c.Endpoint(), []equalWorkload{auto}, verify)
+		for _, tb := range []string{"sbtest1", "sbtest2"} {
+			if g, s := off[auto.schema+"."+tb], want["eq_insert_auto."+tb]; g != s {
+				t.Errorf("galera, wsrep_auto_increment_control = OFF, %s: %s; one server: %s", tb, g, s)
+			}
+		}
 	}
 	t.Logf("single: %v", want)
 }
