@@ -189,7 +189,7 @@ func Conclude(r *Run) *Conclusion {
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
-			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s)", x.Name, x.Repeat, x.Stalls.Text))
+			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s%s)", x.Name, x.Repeat, x.Stalls.Text, stallCauseBrief(x.StallCauses)))
 		}
 	}
 	if len(stalled) > 0 {
@@ -530,4 +530,25 @@ func CheckExpectations(r *Run) error {
 		return &ExpectationError{Broken: b}
 	}
 	return nil
+}
+
+// stallCauseBrief is a cell's stall causes in one clause for the
+// Conclusion: the first stall's that names one, and how many did.
+func stallCauseBrief(causes []string) string {
+	if len(causes) == 0 {
+		return ""
+	}
+	var named []string
+	for _, c := range causes {
+		if strings.Contains(c, "likely cause:") {
+			named = append(named, c)
+		}
+	}
+	switch {
+	case len(named) == 0:
+		return "; cause not visible in the sampled counters"
+	case len(causes) == 1:
+		return "; " + named[0]
+	}
+	return fmt.Sprintf("; %d of %d with a likely cause, e.g. %s", len(named), len(causes), named[0])
 }
