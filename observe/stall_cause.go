@@ -222,15 +222,26 @@ func (j judge) causes(names []string) []string {
 		if c.limit <= 0 {
 			continue
 		}
-		v := j.values(c.col, j.in)
-		at := 0
-		for _, x := range v {
-			if x >= 0.9*c.limit {
-				at++
+		atCap := func(v []float64) int {
+			n := 0
+			for _, x := range v {
+				if x >= 0.9*c.limit {
+					n++
+				}
 			}
+			return n
 		}
-		if len(v) > 0 && 2*at >= len(v) {
-			add(fmt.Sprintf("IO at the cap: the server's %s at %s of %s in %d of %d stall seconds", c.what, num(median(v)), num(c.limit), at, len(v)), 100)
+		v, a := j.values(c.col, j.in), j.values(c.col, j.around)
+		if at := atCap(v); len(v) > 0 && 2*at >= len(v) {
+			text := fmt.Sprintf("IO at the cap: the server's %s at %s of %s in %d of %d stall seconds", c.what, num(median(v)), num(c.limit), at, len(v))
+			strength := 100.0
+			if len(a) > 0 && 2*atCap(a) >= len(a) {
+				// At the cap around the stall too: it binds throughout,
+				// and what moved in the stall explains it better.
+				text += fmt.Sprintf(" (and in %d of %d seconds around: the cap binds throughout)", atCap(a), len(a))
+				strength = 1.5
+			}
+			add(text, strength)
 		}
 	}
 	if in, around, ok := j.medians("disk_util_pct"); ok && in >= 90 && around < 60 {
@@ -262,14 +273,16 @@ func (j judge) causes(names []string) []string {
 	// IO mechanism moved: an idle CPU waiting on a capped disk is the cap's.
 	if len(found) == 0 {
 		cpuIn, cpuAround, idle := j.fell("cpu_server_pct", 3)
+		io := "redo KiB/s"
 		redoIn, redoAround, quiet := j.fell("redo_kb_s", 3)
 		if !quiet {
+			io = "device IOs/s"
 			redoIn, redoAround, quiet = j.fell("disk_iops", 3)
 		}
 		runIn, runAround, haveRunning := j.medians("threads_running")
 		if idle && quiet && haveRunning && runIn >= 2 && runIn >= runAround {
-			add(fmt.Sprintf("a lock the row lock counters do not see (table, metadata or global): the server idle (CPU %.0f%% → %.0f%%, IO %s → %s) with %s sessions inside statements (%s around)",
-				cpuAround, cpuIn, num(redoAround), num(redoIn), num(runIn), num(runAround)), 1)
+			add(fmt.Sprintf("a lock the row lock counters do not see (table, metadata or global): the server idle (CPU %.0f%% → %.0f%%, %s %s → %s) with %s sessions inside statements (%s around)",
+				cpuAround, cpuIn, io, num(redoAround), num(redoIn), num(runIn), num(runAround)), 1)
 		}
 	}
 	// Strongest first.
