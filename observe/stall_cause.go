@@ -166,11 +166,18 @@ func (j judge) rose(name, label string, factor, floor float64) (string, float64,
 	return "", 0, false
 }
 
-// fell reports whether a column's stall median is at most 1/factor of its
-// median around.
-func (j judge) fell(name string, factor float64) (in, around float64, ok bool) {
-	in, around, ok = j.medians(name)
-	return in, around, ok && around > 0 && in <= around/factor
+// fellTo reports whether a column's lowest value in the stall is at most
+// 1/factor of its median around.
+func (j judge) fellTo(name string, factor float64) (low, around float64, ok bool) {
+	v, a := j.values(name, j.in), j.values(name, j.around)
+	if len(v) == 0 || len(a) == 0 {
+		return 0, 0, false
+	}
+	low, around = v[0], median(a)
+	for _, x := range v {
+		low = math.Min(low, x)
+	}
+	return low, around, around > 0 && low <= around/factor
 }
 
 // times prints a ratio: "8x", "2.5x".
@@ -271,18 +278,21 @@ func (j judge) causes(names []string) []string {
 	// The server idle while its sessions are inside statements: a lock no
 	// row counter sees (table, metadata, global read lock). Only when no
 	// IO mechanism moved: an idle CPU waiting on a capped disk is the cap's.
+	// Judged at the stall's lowest second, as a stall's last second is
+	// often half recovered.
 	if len(found) == 0 {
-		cpuIn, cpuAround, idle := j.fell("cpu_server_pct", 3)
+		cpuIn, cpuAround, idle := j.fellTo("cpu_server_pct", 3)
 		io := "redo KiB/s"
-		redoIn, redoAround, quiet := j.fell("redo_kb_s", 3)
+		ioIn, ioAround, quiet := j.fellTo("redo_kb_s", 3)
 		if !quiet {
 			io = "device IOs/s"
-			redoIn, redoAround, quiet = j.fell("disk_iops", 3)
+			ioIn, ioAround, quiet = j.fellTo("disk_iops", 3)
 		}
-		runIn, runAround, haveRunning := j.medians("threads_running")
-		if idle && quiet && haveRunning && runIn >= 2 && runIn >= runAround {
+		runPeak, havePeak := j.peak("threads_running")
+		_, runAround, haveRunning := j.medians("threads_running")
+		if idle && quiet && havePeak && haveRunning && runPeak >= 2 && runPeak >= runAround {
 			add(fmt.Sprintf("a lock the row lock counters do not see (table, metadata or global): the server idle (CPU %.0f%% → %.0f%%, %s %s → %s) with %s sessions inside statements (%s around)",
-				cpuAround, cpuIn, io, num(redoAround), num(redoIn), num(runIn), num(runAround)), 1)
+				cpuAround, cpuIn, io, num(ioAround), num(ioIn), num(runPeak), num(runAround)), 1)
 		}
 	}
 	// Strongest first.

@@ -130,47 +130,72 @@ func profileReport(dir string, r *Run) *ProfileReport {
 	for _, s := range sums {
 		byName[s.Name] = s
 	}
-	for _, s := range sums {
-		if !profiled(r, s.Name) || r.Baseline == "" {
-			continue
-		}
-		bname := BaselineFor(r.Baseline, s, sums)
-		if bname == "" || bname == s.Name || !profiled(r, bname) {
-			continue
-		}
-		b := byName[bname]
-		pc := ProfileComparison{Cell: s.Name, Baseline: bname}
-		if b.TPS > 0 && s.Runs > 0 {
-			pc.Measured = s.TPS / b.TPS
-		}
-		tw, tb := twinOf(s, sums), twinOf(b, sums)
-		if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
-			pc.Unprofiled = tw.TPS / tb.TPS
-		}
-		scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
-		bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
-		scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
-		bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
-		rep.Notes = append(rep.Notes, errs1...)
-		rep.Notes = append(rep.Notes, errs2...)
-		rep.Notes = append(rep.Notes, errs3...)
-		rep.Notes = append(rep.Notes, errs4...)
-		ddir := filepath.Join(ProfilesDir, fileSafe(s.Name))
-		if !scCPU.Empty() && !bCPU.Empty() {
-			p := profile.Predict(bCPU, scCPU)
-			pc.CPU = &p
-			pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-baseline-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
-		}
-		if !scOff.Empty() && !bOff.Empty() {
-			pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-baseline-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
-			if !scCPU.Empty() && !bCPU.Empty() {
-				p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
-				pc.Both = &p
+	seen := map[[2]string]bool{}
+	if r.Baseline != "" {
+		for _, s := range sums {
+			if !profiled(r, s.Name) {
+				continue
 			}
+			bname := BaselineFor(r.Baseline, s, sums)
+			if bname == "" || bname == s.Name || !profiled(r, bname) {
+				continue
+			}
+			seen[[2]string{s.Name, bname}] = true
+			rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, s, byName[bname], sums, "baseline", rep))
 		}
-		rep.Comparisons = append(rep.Comparisons, pc)
+	}
+	// Each adjacent pair of an expected ordering ("b1e1 < b0e1 < b0e0":
+	// b0e1 against b1e1, b0e0 against b0e1), the faster against the
+	// slower, when the baseline comparisons did not make it already.
+	for _, p := range linkedPairs(r, nil) {
+		if seen[[2]string{p.cell, p.ref}] || seen[[2]string{p.ref, p.cell}] || !profiled(r, p.cell) || !profiled(r, p.ref) {
+			continue
+		}
+		seen[[2]string{p.cell, p.ref}] = true
+		ref := byName[p.ref]
+		rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, byName[p.cell], ref, sums, fileSafe(ref.Scenario), rep))
 	}
 	return rep
+}
+
+// profileComparison predicts cell s against cell b from their profiles,
+// beside the measured ratios; its differential graphs are named
+// diff-vs-<vs>-cpu.svg and -offcpu.svg in s's directory.
+func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs string, rep *ProfileReport) ProfileComparison {
+	bname := b.Name
+	pc := ProfileComparison{Cell: s.Name, Baseline: bname}
+	if b.TPS > 0 && s.Runs > 0 {
+		pc.Measured = s.TPS / b.TPS
+	}
+	tw, tb := twinOf(s, sums), twinOf(b, sums)
+	if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
+		pc.Unprofiled = tw.TPS / tb.TPS
+	}
+	scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
+	bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
+	scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
+	bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
+	rep.Notes = append(rep.Notes, errs1...)
+	rep.Notes = append(rep.Notes, errs2...)
+	rep.Notes = append(rep.Notes, errs3...)
+	rep.Notes = append(rep.Notes, errs4...)
+	ddir := filepath.Join(ProfilesDir, fileSafe(s.Name))
+	if vs == "" {
+		vs = "ref"
+	}
+	if !scCPU.Empty() && !bCPU.Empty() {
+		p := profile.Predict(bCPU, scCPU)
+		pc.CPU = &p
+		pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
+	}
+	if !scOff.Empty() && !bOff.Empty() {
+		pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
+		if !scCPU.Empty() && !bCPU.Empty() {
+			p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
+			pc.Both = &p
+		}
+	}
+	return pc
 }
 
 // twinOf finds a profiled cell's unprofiled twin: the same scenario and
