@@ -133,8 +133,9 @@ func Conclude(r *Run) *Conclusion {
 	}
 	roundsIntervals(c.Ratios, roundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = checkExpectations(r, br)
-	c.Linked = linkedLines(r, c.Ratios)             // linked.go: the mechanism against the outcome
-	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
+	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
+	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
+	decideExpectations(c.Expectations, roundsOf(r))       // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
 		if e.Status == ExpectHeld {

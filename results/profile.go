@@ -310,7 +310,8 @@ func writeProfiles(w io.Writer, r *Run) {
 	fmt.Fprintf(w, "\n## Profiles: where the time goes\n\n")
 	if pr := r.Profiles; pr != nil && len(pr.Comparisons) > 0 {
 		fmt.Fprintf(w, "### Predicted against measured\n\n")
-		fmt.Fprintf(w, "The share of the baseline's time in call paths the scenario no longer spends time in "+
+		fmt.Fprintf(w, "Each scenario against the baseline, and each adjacent pair of an expected ordering (the faster against the slower, in vs). "+
+			"The share of vs's time in call paths the cell no longer spends time in "+
 			"(held at least %.1f%% of the baseline's time, and less than a tenth of that share in the scenario), "+
 			"the tps ratio that removing that time predicts (1 / (1 - share), for a closed loop whose transactions take the profiled time), "+
 			"and the measured ratio: under the profiler, and between the unprofiled twins. "+
@@ -548,4 +549,62 @@ func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how stri
 	default:
 		fmt.Fprintf(w, "\nThe cost does not differ between cells by more than the noise (with/without spans %.3f; the repeats of one cell spread ±%.3f).\n", spread, noise)
 	}
+}
+
+// profileLinkedLines are the Conclusion's lines of the profile
+// predictions: per comparison (each scenario against the baseline, each
+// adjacent pair of an expected ordering), the ratio the time gone from the
+// profiles predicts against the measured one, and whether it accounts for
+// it. The on+off-CPU prediction when there is one (a wait for an fsync is
+// off-CPU), else the on-CPU one; the unprofiled twins' ratio when they
+// ran (the profiler slows cells unequally), else the profiled cells'.
+func profileLinkedLines(r *Run) []string {
+	if r.Profiles == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range r.Profiles.Comparisons {
+		p, time := c.Both, "on+off-CPU"
+		if p == nil {
+			p, time = c.CPU, "on-CPU"
+		}
+		measured, which := c.Unprofiled, "unprofiled twins"
+		if measured <= 0 {
+			measured, which = c.Measured, "profiled cells"
+		}
+		if p == nil || measured <= 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s against %s, from the profiles (%s time): %.1f%% of %s's time is in call paths %s no longer runs%s, which predicts %.2fx; measured %.2fx (%s)",
+			c.Cell, c.Baseline, time, 100*p.Share, c.Baseline, c.Cell, goneBrief(p.Gone), p.Ratio, measured, which)
+		switch q := p.Ratio / measured; {
+		case math.Abs(measured-1) < linkedEqualTPS && math.Abs(p.Ratio-1) < linkedEqualTPS:
+			line += ": no difference, and none predicted"
+		case math.Abs(measured-1) < linkedEqualTPS:
+			line += ": no difference measured, so the time gone was not on the transactions' path"
+		case q >= 0.85 && q <= 1/0.85:
+			line += ": the time gone accounts for the difference"
+		case q < 0.85:
+			line += fmt.Sprintf(": the time gone accounts for part of it (%.0f%% of the measured change, in log terms); the rest is time spent differently, not gone", 100*math.Log(p.Ratio)/math.Log(measured))
+		default:
+			line += ": the time gone predicts more than was measured (other work took part of its place)"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// goneBrief names the largest gone frames: " (binlog_sync 40%, ...)".
+func goneBrief(g []profile.Gone) string {
+	if len(g) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, x := range g {
+		if i == 2 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", x.Frame, 100*x.Share))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
