@@ -283,14 +283,17 @@ func (j judge) causes(names []string) []string {
 	if len(found) == 0 {
 		cpuIn, cpuAround, idle := j.fellTo("cpu_server_pct", 3)
 		io := "redo KiB/s"
-		ioIn, ioAround, quiet := j.fellTo("redo_kb_s", 3)
+		ioIn, ioAround, quiet := j.fellTo("redo_kb_s", 2)
 		if !quiet {
 			io = "device IOs/s"
-			ioIn, ioAround, quiet = j.fellTo("disk_iops", 3)
+			ioIn, ioAround, quiet = j.fellTo("disk_iops", 2)
 		}
+		// threads_running counts the sampler's own query: 2 or more is a
+		// workload session inside a statement, waiting (a stalled client
+		// would leave the server with the sampler alone).
 		runPeak, havePeak := j.peak("threads_running")
 		_, runAround, haveRunning := j.medians("threads_running")
-		if idle && quiet && havePeak && haveRunning && runPeak >= 2 && runPeak >= runAround {
+		if idle && quiet && havePeak && haveRunning && runPeak >= 2 {
 			add(fmt.Sprintf("a lock the row lock counters do not see (table, metadata or global): the server idle (CPU %.0f%% → %.0f%%, %s %s → %s) with %s sessions inside statements (%s around)",
 				cpuAround, cpuIn, io, num(ioAround), num(ioIn), num(runPeak), num(runAround)), 1)
 		}

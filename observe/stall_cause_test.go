@@ -56,6 +56,8 @@ func TestLikelyCauses(t *testing.T) {
 			[]string{"pages flushed 9.0x", "IO at the cap: the server's write IOs/s at 40 of 40 in 3 of 3 stall seconds (and in 20 of 20 seconds around: the cap binds throughout)"}},
 		{"device latency", map[string]float64{"disk_await_ms": 40}, CauseContext{},
 			[]string{"device await (ms) 27x the median around (1.5 → 40)"}},
+		{"a stalled client (the sampler alone in a statement)", map[string]float64{"cpu_server_pct": 3, "redo_kb_s": 0, "threads_running": 1},
+			CauseContext{}, []string{"stall at 10-13 s: cause not visible in the sampled counters"}},
 		{"nothing moved", map[string]float64{"cpu_server_pct": 110}, CauseContext{},
 			[]string{"stall at 10-13 s: cause not visible in the sampled counters"}},
 	}
