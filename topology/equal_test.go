@@ -49,7 +49,7 @@ var equalWorkloads = []equalWorkload{
 
 func equalOptions(set func(o *oltp.Options)) oltp.Options {
 	o := oltp.DefaultOptions()
-	o.Tables, o.TableSize, o.Threads = 2, 2000, 1
+	o.Tables, o.TableSize, o.Threads = 2, 12000, 1
 	o.RandSeed = 27
 	o.Time, o.Events = 0, 1500
 	set(&o)
@@ -67,7 +67,10 @@ func runEqualWorkloads(t *testing.T, cfg *mysql.Config, workloads []equalWorkloa
 		o := equalOptions(w.set)
 		c := cfg.Clone()
 		c.DBName = w.schema
-		if err := oltp.Prepare(ctx, c, o, nil); err != nil {
+		// Loaded by 4 connections at once (each table in parts), run by one.
+		load := o
+		load.Threads = 4
+		if err := oltp.Prepare(ctx, c, load, nil); err != nil {
 			t.Fatalf("%s: prepare: %v", w.schema, err)
 		}
 		res, err := oltp.Run(ctx, c, o, nil)
@@ -140,8 +143,8 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 		}
 		// oltp_write_only and oltp_read_write delete and re-insert the same
 		// id: the loaded 1..N stay.
-		if s.Rows != 2000 || s.MinID != 1 || s.MaxID != 2000 || s.SumID != 2000*2001/2 {
-			t.Errorf("single server %s.sbtest1: %s, want 2000 rows, ids 1..2000", w.schema, s)
+		if s.Rows != 12000 || s.MinID != 1 || s.MaxID != 12000 || s.SumID != 12000*12001/2 {
+			t.Errorf("single server %s.sbtest1: %s, want 12000 rows, ids 1..12000", w.schema, s)
 		}
 	}
 	if s := want["eq_insert_ids.sbtest1"]; s.Rows == 0 || s.Rows >= 1500 {
