@@ -229,10 +229,13 @@ func (j judge) causes(names []string) []string {
 		if c.limit <= 0 {
 			continue
 		}
+		// At the cap: within 10 % under it to 20 % over (a second's
+		// counts straddle the throttle's own periods); far above it, the
+		// cap was not what held the server.
 		atCap := func(v []float64) int {
 			n := 0
 			for _, x := range v {
-				if x >= 0.9*c.limit {
+				if x >= 0.9*c.limit && x <= 1.2*c.limit {
 					n++
 				}
 			}
