@@ -214,6 +214,10 @@ func (j judge) causes(names []string) []string {
 	}
 	// The device's latency.
 	if t, r, ok := j.rose("disk_await_ms", "device await (ms)", 2, 1); ok {
+		// The device is shared: say when other processes' IO rose with it.
+		if o, _, ok := j.rose("disk_other_kb_s", "other processes' IO on the device (KiB/s)", 2, 1024); ok {
+			t += ", with " + o
+		}
 		add(t, r)
 	}
 	// IO at a cap.

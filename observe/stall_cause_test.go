@@ -33,7 +33,7 @@ func TestLikelyCauses(t *testing.T) {
 	t.Parallel()
 	base := map[string]float64{"cpu_server_pct": 120, "redo_kb_s": 900, "disk_iops": 400, "threads_running": 2,
 		"checkpoint_age_kb": 20000, "pages_flushed_s": 100, "dirty_pages": 3000, "disk_await_ms": 1.5,
-		"row_lock_current_waits": 0, "disk_util_pct": 30, "cg_writes_s": 40}
+		"row_lock_current_waits": 0, "disk_util_pct": 30, "cg_writes_s": 40, "disk_other_kb_s": 0}
 	eps := []Episode{{Start: 10, End: 13, Min: 0, Zero: true}}
 	cases := []struct {
 		name  string
@@ -58,6 +58,8 @@ func TestLikelyCauses(t *testing.T) {
 			[]string{"device await (ms) 27x the median around (1.5 → 40)"}},
 		{"a stalled client (the sampler alone in a statement)", map[string]float64{"cpu_server_pct": 3, "redo_kb_s": 0, "threads_running": 1},
 			CauseContext{}, []string{"stall at 10-13 s: cause not visible in the sampled counters"}},
+		{"device latency with other IO", map[string]float64{"disk_await_ms": 40, "disk_other_kb_s": 90000}, CauseContext{},
+			[]string{"device await (ms) 27x the median around (1.5 → 40), with other processes' IO on the device (KiB/s) 90000 in the stall seconds (0 around)"}},
 		{"nothing moved", map[string]float64{"cpu_server_pct": 110}, CauseContext{},
 			[]string{"stall at 10-13 s: cause not visible in the sampled counters"}},
 	}
