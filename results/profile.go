@@ -312,7 +312,7 @@ func writeProfiles(w io.Writer, r *Run) {
 		fmt.Fprintf(w, "### Predicted against measured\n\n")
 		fmt.Fprintf(w, "Each scenario against the baseline, and each adjacent pair of an expected ordering (the faster against the slower, in vs). "+
 			"The share of vs's time in call paths the cell no longer spends time in "+
-			"(held at least %.1f%% of the baseline's time, and less than a tenth of that share in the scenario), "+
+			"(held at least %.1f%% of vs's time, and less than a tenth of that share in the cell), "+
 			"the tps ratio that removing that time predicts (1 / (1 - share), for a closed loop whose transactions take the profiled time), "+
 			"and the measured ratio: under the profiler, and between the unprofiled twins. "+
 			"Threads: the connection threads' time when both profiles have them.\n\n", 100*profile.MinGoneShare)
