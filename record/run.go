@@ -157,7 +157,10 @@ type Cell struct {
 	Growth        *Growth      `json:"growth,omitempty"`
 	Stalls        *StallReport `json:"stalls,omitempty"`
 	StallEvidence []string     `json:"stall_evidence,omitempty"`
-	Waits         []WaitEvent  `json:"waits,omitempty"`
+	// StallCauses is each stall's likely cause, with its evidence
+	// (observe/stall_cause.go).
+	StallCauses []string    `json:"stall_causes,omitempty"`
+	Waits       []WaitEvent `json:"waits,omitempty"`
 	// Injected holds the onsets (seconds on the cell's clock) of the stalls
 	// the [inject] section caused.
 	Injected     []float64 `json:"injected,omitempty"`

@@ -81,6 +81,16 @@ func writeStallNote(w io.Writer, c Cell) {
 		fmt.Fprintf(w, " (%d injected)", len(c.Injected))
 	}
 	fmt.Fprintln(w)
+	causes := c.StallCauses
+	if len(causes) > 5 {
+		causes = causes[:5]
+	}
+	for _, cause := range causes {
+		fmt.Fprintf(w, "  - %s\n", cause)
+	}
+	if n := len(c.StallCauses) - len(causes); n > 0 {
+		fmt.Fprintf(w, "  - (%d more in run.json, stall_causes)\n", n)
+	}
 }
 
 func writeContentionNote(w io.Writer, c Cell) {
