@@ -313,17 +313,33 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	htmlOnly := fs.Bool("html", false, "write only report.html (the other reports are left as they are)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitcode.Usage
+	}
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "benchmatrix report: want one results directory")
 		return exitcode.Usage
 	}
-	run, err := results.ReadRun(args[0])
+	dir := pos[0]
+	run, err := results.ReadRun(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Usage
 	}
-	// Tables, results.txt and plots again from the stored results.
-	if err := results.Regenerate(args[0]); err != nil {
+	if *htmlOnly {
+		if err := results.RegenerateHTML(dir); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(dir, results.ReportFile))
+		return exitcode.OK
+	}
+	// Tables, results.txt, report.html and plots again from the stored results.
+	if err := results.Regenerate(dir); err != nil {
 		fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
 		return exitcode.Failure
 	}
@@ -331,7 +347,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
 	}
-	fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(args[0], results.SummaryFile))
+	fmt.Fprintf(stderr, "regenerated %s and %s\n", filepath.Join(dir, results.SummaryFile), filepath.Join(dir, results.ReportFile))
 	return exitcode.OK
 }
 
