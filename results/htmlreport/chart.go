@@ -26,10 +26,10 @@ type Chart struct {
 	Log bool
 	// Integer x ticks (repeat numbers), and markers on every point.
 	IntegerX, Markers bool
-	Series           []Series
-	Bands            []Band
-	Marks            []Mark
-	Note             string // a line under the chart (plain text)
+	Series            []Series
+	Bands             []Band
+	Marks             []Mark
+	Note              string // a line under the chart (plain text)
 }
 
 // Series is one line: a cell run's values over x.
