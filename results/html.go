@@ -145,15 +145,18 @@ func sectionID(title string, used map[string]int) string {
 	return id
 }
 
-// splitHeading takes the first "## " heading off a section's Markdown.
+// splitHeading takes the heading that opens a section's Markdown ("## "
+// or, for a section that is a sub-part of another in summary.md, "### ").
 func splitHeading(md string) (title, body string) {
 	lines := strings.Split(md, "\n")
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		if strings.HasPrefix(l, "## ") {
-			return strings.TrimSpace(strings.TrimPrefix(l, "## ")), strings.Join(lines[i+1:], "\n")
+		for _, h := range []string{"## ", "### "} {
+			if strings.HasPrefix(l, h) {
+				return strings.TrimSpace(strings.TrimPrefix(l, h)), strings.Join(lines[i+1:], "\n")
+			}
 		}
 		break
 	}
@@ -455,4 +458,76 @@ func filesSection(dir string, r *Run, linkDir string) htmlreport.Section {
 		add("profiles", "folded stacks, flame graphs, pprof")
 	}
 	return htmlreport.Section{ID: "s-files", Title: "Files", Parts: []htmlreport.Part{{Links: links}}}
+}
+
+// WriteCompareHTML writes a comparison's page to out: the differences
+// first (compare's own tables), then both runs' series on one time axis
+// (each cell twice: "base: NAME" and "new: NAME"), then the two runs side
+// by side (Conclusion, Results, Mechanism, Environment), then their files.
+func WriteCompareHTML(out, baseDir, newDir string, base, new *Run, cmp *Comparison) error {
+	var md bytes.Buffer
+	if err := WriteComparison(&md, cmp, true); err != nil {
+		return err
+	}
+	pageDir := filepath.Dir(out)
+	rel := func(dir string) string {
+		a, err1 := filepath.Abs(dir)
+		b, err2 := filepath.Abs(pageDir)
+		if err1 != nil || err2 != nil {
+			return filepath.ToSlash(dir)
+		}
+		r, err := filepath.Rel(b, a)
+		if err != nil {
+			return filepath.ToSlash(a)
+		}
+		return filepath.ToSlash(r)
+	}
+	baseIvs, err := ReadIntervals(baseDir)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	newIvs, err := ReadIntervals(newDir)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	_, body := splitHeading(md.String())
+	p := &htmlreport.Page{
+		Title:     "compare: " + new.Experiment,
+		Subtitle:  fmt.Sprintf("base %s (%s), new %s (%s)", base.Experiment, baseDir, new.Experiment, newDir),
+		Generator: new.Tool.Name + " " + new.Tool.Version,
+	}
+	p.Sections = append(p.Sections, htmlreport.Section{ID: "s-differences", Title: "Differences: new against base",
+		Parts: []htmlreport.Part{{Markdown: body}}})
+	if parts := seriesParts([]sourceRun{{prefix: "base: ", run: base, ivs: baseIvs}, {prefix: "new: ", run: new, ivs: newIvs}}); len(parts) > 0 {
+		p.Sections = append(p.Sections, htmlreport.Section{ID: "s-over-time", Title: "Over time, both runs", Parts: parts})
+	}
+	side := map[string]bool{"conclusion": true, "environment": true, "results": true, "mechanism": true}
+	column := func(title, dir string, r *Run) htmlreport.Column {
+		col := htmlreport.Column{Title: title}
+		for _, s := range summarySections() {
+			if !side[s.Title] || (s.Applies != nil && !s.Applies(r)) {
+				continue
+			}
+			var b bytes.Buffer
+			if err := s.Write(&b, r); err != nil {
+				continue
+			}
+			h, body := splitHeading(b.String())
+			if h != "" {
+				body = "### " + h + "\n\n" + body
+			}
+			col.Parts = append(col.Parts, htmlreport.Part{Markdown: body, Dir: rel(dir)})
+		}
+		return col
+	}
+	p.Sections = append(p.Sections, htmlreport.Section{ID: "s-side-by-side", Title: "The two runs side by side",
+		Parts: []htmlreport.Part{{Columns: []htmlreport.Column{column("base: "+baseDir, baseDir, base), column("new: "+newDir, newDir, new)}}}})
+	fb, fn := filesSection(baseDir, base, rel(baseDir)), filesSection(newDir, new, rel(newDir))
+	p.Sections = append(p.Sections, htmlreport.Section{ID: "s-files", Title: "Files", Parts: []htmlreport.Part{{Columns: []htmlreport.Column{
+		{Title: "base", Parts: fb.Parts}, {Title: "new", Parts: fn.Parts}}}}})
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, p); err != nil {
+		return err
+	}
+	return writeFileAtomic(out, b.Bytes())
 }

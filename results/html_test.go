@@ -1,14 +1,18 @@
 package results
 
 import (
-	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
+
+	"benchmatrix/experiment"
+	"benchmatrix/oltp"
+	"path/filepath"
+	"testing"
 
 	"benchmatrix/results/htmlreport/browser"
 )
@@ -38,116 +42,10 @@ func copyDir(t *testing.T, src string) string {
 	return dst
 }
 
-// needChromium skips without a browser, except under CI=true.
-func needChromium(t *testing.T) {
-	t.Helper()
-	if _, err := browser.Find(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI must install chromium: %v", err)
-		}
-		t.Skip(err)
-	}
-}
-
-// CheckReportPage opens a report.html in headless Chromium and checks
-// what the issue asks of it; the cells must all be named in the page.
-// With BM_HTML_SHOTS=DIR the screenshot is kept there as NAME.png.
-func checkReportPage(t *testing.T, page, name string, cells []string, mustSay ...string) *browser.Report {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	rep, err := browser.Open(ctx, page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := os.Getenv("BM_HTML_SHOTS"); d != "" {
-		os.WriteFile(filepath.Join(d, name+".png"), rep.Screenshot, 0o644)
-	}
-	t.Logf("%s: %d bytes; requests %v; screenshot %dx%d, %.1f%% ink, %d colours; legend %v; shown %d/%d/%d; tip %q; zoom %q -> %q (other %q); sort %q %s %v / %v; flame %q",
-		name, fileSize(page), rep.Requests, rep.Width, rep.Height, 100*rep.Ink, rep.Colours, rep.Cells, rep.ShownBefore, rep.ShownOff, rep.ShownOn,
-		rep.Tip, rep.ViewBefore, rep.ViewAfter, rep.OtherAfter, rep.SortHeader, rep.SortState, rep.SortAsc, rep.SortDesc, rep.FlameHits)
-	if len(rep.ConsoleErrors) > 0 {
-		t.Errorf("console errors:\n%s", strings.Join(rep.ConsoleErrors, "\n"))
-	}
-	if len(rep.Requests) == 0 {
-		t.Errorf("no request recorded at all: the network listener saw nothing, so 'no other request' would prove nothing")
-	}
-	if o := rep.OtherRequests(); len(o) > 0 {
-		t.Errorf("the page made requests besides itself: %v", o)
-	}
-	for _, s := range append([]string{"Conclusion"}, mustSay...) {
-		if !strings.Contains(rep.Text, s) {
-			t.Errorf("the page does not say %q", s)
-		}
-	}
-	for _, c := range cells {
-		if !strings.Contains(rep.Text, c) {
-			t.Errorf("cell %q is not in the page", c)
-		}
-	}
-	// Not blank: a real page has text, tables and lines in many colours.
-	if rep.Ink < 0.03 || rep.Colours < 50 {
-		t.Errorf("the screenshot (%dx%d) looks blank: %.1f%% of it not background, %d colours", rep.Width, rep.Height, 100*rep.Ink, rep.Colours)
-	}
-	if len(rep.Cells) == 0 {
-		t.Errorf("no cell in the legend")
-	} else if rep.ShownBefore == 0 || rep.ShownOff != 0 || rep.ShownOn != rep.ShownBefore {
-		t.Errorf("switching cell %s off and on: %d elements shown, then %d, then %d", rep.Cells[0], rep.ShownBefore, rep.ShownOff, rep.ShownOn)
-	}
-	if !regexp.MustCompile(`t = [0-9.]+ s`).MatchString(rep.Tip) || !regexp.MustCompile(`: [0-9]`).MatchString(rep.Tip) {
-		t.Errorf("hovering a chart showed %q, want the second and a value per cell", rep.Tip)
-	}
-	if !rep.TipHidden {
-		t.Errorf("the hover box stayed after the mouse left the chart")
-	}
-	if rep.ViewAfter == rep.ViewBefore || rep.ViewAfter == "" {
-		t.Errorf("dragging across a chart did not zoom: viewBox %q then %q", rep.ViewBefore, rep.ViewAfter)
-	}
-	if rep.OtherAfter != "" && rep.OtherAfter != rep.ViewAfter {
-		t.Errorf("the other charts did not follow the zoom: %q against %q", rep.OtherAfter, rep.ViewAfter)
-	}
-	if rep.SortHeader == "" {
-		t.Errorf("no sortable table with a numeric column")
-	} else {
-		if rep.SortState != "ascending" {
-			t.Errorf("sorting by %q: aria-sort %q", rep.SortHeader, rep.SortState)
-		}
-		if !ordered(rep.SortAsc, 1) || !ordered(rep.SortDesc, -1) {
-			t.Errorf("sorting by %q: %v then %v, want ascending then descending", rep.SortHeader, rep.SortAsc, rep.SortDesc)
-		}
-	}
-	return rep
-}
-
-func fileSize(p string) int64 {
-	st, err := os.Stat(p)
-	if err != nil {
-		return -1
-	}
-	return st.Size()
-}
-
-var leadingNumber = regexp.MustCompile(`^[-+]?[0-9]+(\.[0-9]+)?`)
-
-func ordered(vals []string, dir float64) bool {
-	prev := 0.0
-	for i, v := range vals {
-		f, err := strconv.ParseFloat(leadingNumber.FindString(strings.ReplaceAll(v, ",", "")), 64)
-		if err != nil {
-			return false
-		}
-		if i > 0 && (f-prev)*dir < 0 {
-			return false
-		}
-		prev = f
-	}
-	return len(vals) > 1
-}
-
 // The recorded flush run (sandbox, 3 scenarios x 2 repeats, 4 s measured
 // after 2 s of warm-up, 2026-12-03) as a page in a real browser.
 func TestHTMLReportInBrowser(t *testing.T) {
-	needChromium(t)
+	browser.Need(t)
 	dir := copyDir(t, filepath.Join("testdata", "htmlrun"))
 	if err := RegenerateHTML(dir); err != nil {
 		t.Fatal(err)
@@ -160,8 +58,96 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	for _, s := range r.Summaries() {
 		cells = append(cells, s.Name)
 	}
-	rep := checkReportPage(t, filepath.Join(dir, ReportFile), "flush-recorded", cells, "Nothing can be concluded", "What undermines it", "Environment", "Over time")
+	rep := browser.Check(t, filepath.Join(dir, ReportFile), "flush-recorded", cells, "Nothing can be concluded", "What undermines it", "Environment", "Over time")
 	if len(rep.Cells) != len(cells) {
 		t.Errorf("legend has %v, want the %d cells %v", rep.Cells, len(cells), cells)
 	}
 }
+
+// A 24-cell run (4 scenarios x 6 thread counts, 2 repeats, 60 s measured
+// after 10 s of warm-up, every sampled metric column of a real run) makes a
+// page under htmlBudget, with every cell in its legend, and a cell 500x
+// slower than the others puts tps on a log axis.
+func TestHTMLReport24Cells(t *testing.T) {
+	dir := t.TempDir()
+	hdr, err := os.ReadFile(filepath.Join("testdata", "htmlrun", IntervalsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(string(hdr), "\n", 2)[0]
+	metrics := strings.Split(first, ",")[len(IntervalColumns):]
+	w, err := Create(dir, []string{"threads"}, metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := &Run{Experiment: "many", Columns: []string{"threads"}, MetricColumns: metrics, Status: StatusFinished, Baseline: "s1"}
+	var names []string
+	rng := rand.New(rand.NewPCG(1, 2))
+	for rep := 1; rep <= 2; rep++ {
+		for si, sc := range []string{"s1", "s2", "s3", "s4"} {
+			for _, th := range []int{1, 2, 4, 8, 16, 32} {
+				name := fmt.Sprintf("%s/threads=%d", sc, th)
+				if rep == 1 {
+					names = append(names, name)
+				}
+				base := 1000.0 * float64(th) * float64(si+1)
+				if sc == "s4" && th == 1 {
+					base = 43 // the slow-disk cell
+				}
+				c := Cell{Name: name, Scenario: sc, Repeat: rep, Status: CellOK,
+					Params: []experiment.Param{{Name: "threads", Value: strconv.Itoa(th)}}}
+				var events int64
+				for s := 1; s <= 70; s++ {
+					phase := oltp.PhaseRun
+					if s <= 10 {
+						phase = oltp.PhaseWarmup
+					}
+					n := int64(base * (0.8 + 0.4*rng.Float64()))
+					if phase == oltp.PhaseRun {
+						events += n
+					}
+					c.Intervals = append(c.Intervals, oltp.Interval{Phase: phase, Start: time.Duration(s-1) * time.Second, End: time.Duration(s) * time.Second,
+						Events: n, Writes: n, LatP95: 1000 / base * float64(th) * (1 + rng.Float64())})
+					row := make([]float64, len(metrics))
+					for i := range row {
+						row[i] = math.Round(rng.Float64()*base*10) / 10
+					}
+					c.Metrics = append(c.Metrics, row)
+				}
+				c.Result = &oltp.Result{Events: events, Elapsed: 60 * time.Second}
+				if err := w.AppendCell(&c); err != nil {
+					t.Fatal(err)
+				}
+				c.Intervals, c.Metrics = nil, nil
+				r.Cells = append(r.Cells, c)
+			}
+		}
+	}
+	if err := WriteHTML(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("24 cells x 2 repeats x 70 s x %d metric columns: report.html is %d KiB", len(metrics), len(b)/1024)
+	if len(b) > htmlBudget {
+		t.Errorf("report.html is %d KiB, over the %d KiB budget", len(b)/1024, htmlBudget/1024)
+	}
+	page := string(b)
+	if d := os.Getenv("BM_HTML_SHOTS"); d != "" {
+		os.WriteFile(filepath.Join(d, "many.html"), b, 0o644)
+	}
+	for _, n := range names {
+		if !strings.Contains(page, `data-toggle="`+n+`"`) {
+			t.Errorf("cell %s has no switch in the legend", n)
+		}
+	}
+	if !strings.Contains(page, "tps (log scale)") {
+		t.Errorf("a 43-tps cell beside 32,000-tps ones: the tps chart is not on a log axis")
+	}
+}
+
+// htmlBudget is the most a 24-cell run's page may weigh (docs/report.md).
+const htmlBudget = 4 << 20

@@ -362,6 +362,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.Threshold, "threshold", opt.Threshold, "a regression is significant and worse than this many percent")
 	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
@@ -392,6 +393,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if err := results.WriteComparison(stdout, cmp, *markdown); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
+	}
+	if *htmlOut != "" {
+		if err := results.WriteCompareHTML(*htmlOut, pos[0], pos[1], runs[0], runs[1], cmp); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix compare: %s: %v\n", *htmlOut, err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 	}
 	if len(cmp.Regressed()) > 0 {
 		return exitcode.Regression

@@ -120,14 +120,25 @@ func (c *Chart) yRange() yRange {
 		lo, hi = 0, 1
 	}
 	if c.Log && !math.IsInf(minPos, 1) {
-		a, b := math.Floor(math.Log10(minPos)), math.Ceil(math.Log10(hi))
-		if b <= a {
-			b = a + 1
-		}
+		// From a little under the smallest positive value to a little over
+		// the largest; ticks at 1, 2 and 5 times the decades when the axis
+		// spans few of them, at decades otherwise.
+		a, b := math.Log10(minPos), math.Log10(math.Max(hi, minPos))
+		pad := math.Max((b-a)*0.04, 0.05)
+		a, b = a-pad, b+pad
 		var ticks []float64
+		mult := []float64{1}
+		if b-a < 2.5 {
+			mult = []float64{1, 2, 5}
+		}
 		step := math.Max(1, math.Ceil((b-a)/maxYTicks))
-		for e := a; e <= b+1e-9; e += step {
-			ticks = append(ticks, math.Pow(10, e))
+		for e := math.Floor(a); e <= b; e += step {
+			for _, m := range mult {
+				v := m * math.Pow(10, e)
+				if l := math.Log10(v); l >= a && l <= b {
+					ticks = append(ticks, v)
+				}
+			}
 		}
 		return yRange{log: true, lo: a, hi: b, ticks: ticks}
 	}
@@ -278,7 +289,8 @@ func (c *Chart) svg(b *strings.Builder) {
 func (c *Chart) paths(s Series, yr yRange) (warm, run string) {
 	var w, r strings.Builder
 	prevOK, prevWarm := false, false
-	var px, py string
+	var px, py float64 // the previous point, rounded as written
+	round := func(v float64) float64 { return math.Round(v*coordScale) / coordScale }
 	for i, x := range s.X {
 		if i >= len(s.Y) {
 			break
@@ -293,18 +305,28 @@ func (c *Chart) paths(s Series, yr yRange) (warm, run string) {
 		if isWarm {
 			out = &w
 		}
-		cx, cy := coord(c.x(x)), coord(yr.y(v))
+		cx, cy := round(c.x(x)), round(yr.y(v))
 		switch {
 		case prevOK && prevWarm == isWarm:
-			fmt.Fprintf(out, "L%s %s", cx, cy)
+			// Relative steps: shorter than absolute coordinates.
+			fmt.Fprintf(out, "l%s", pair(cx-px, cy-py))
 		case prevOK && prevWarm: // the warm-up joins the measured window
-			fmt.Fprintf(out, "M%s %sL%s %s", px, py, cx, cy)
+			fmt.Fprintf(out, "M%sl%s", pair(px, py), pair(cx-px, cy-py))
 		default:
-			fmt.Fprintf(out, "M%s %s", cx, cy)
+			fmt.Fprintf(out, "M%s", pair(cx, cy))
 		}
 		prevOK, prevWarm, px, py = true, isWarm, cx, cy
 	}
 	return w.String(), r.String()
+}
+
+// pair writes two coordinates, the separator left out before a minus.
+func pair(a, b float64) string {
+	sb := coord(b)
+	if strings.HasPrefix(sb, "-") {
+		return coord(a) + sb
+	}
+	return coord(a) + " " + sb
 }
 
 func attr(s string) string { return html.EscapeString(s) }
@@ -336,8 +358,10 @@ func jsonNum(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "null"
 	}
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
+	if math.Abs(v) >= 1000 && math.Abs(v) < 1e15 {
+		// 4 significant digits, written out: 15530, not 1.553e+04.
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+		return strconv.FormatFloat(r, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

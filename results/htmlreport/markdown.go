@@ -212,6 +212,9 @@ func renderTable(b *strings.Builder, lines []string) {
 		return ""
 	}
 	b.WriteString("<div class=\"tablewrap\"><table class=\"sortable\">\n")
+	if strings.Join(head, "") == "" {
+		head = nil // a header row of empty cells (a key-value table)
+	}
 	if head != nil {
 		b.WriteString("<thead><tr>")
 		for i, c := range head {
