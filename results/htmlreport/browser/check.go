@@ -117,4 +117,3 @@ func ordered(vals []string, dir float64) bool {
 	}
 	return len(vals) > 1
 }
-
