@@ -62,6 +62,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if len(rep.Cells) != len(cells) {
 		t.Errorf("legend has %v, want the %d cells %v", rep.Cells, len(cells), cells)
 	}
+	// b0e0's off-CPU flame graph (profiles/b0e0-r1/offcpu.svg, from a
+	// flush-profile run) is embedded and searchable.
+	if rep.FlameHits == "" {
+		t.Errorf("no embedded flame graph was searched")
+	}
 }
 
 // A 24-cell run (4 scenarios x 6 thread counts, 2 repeats, 60 s measured

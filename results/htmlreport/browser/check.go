@@ -90,6 +90,9 @@ func Check(t testing.TB, page, name string, cells []string, mustSay ...string) *
 			t.Errorf("sorting by %q: %v then %v, want ascending then descending", rep.SortHeader, rep.SortAsc, rep.SortDesc)
 		}
 	}
+	if rep.FlameHits != "" && !regexp.MustCompile(`^[1-9][0-9]* frames match, [0-9.]+% of the graph$`).MatchString(rep.FlameHits) {
+		t.Errorf("searching an embedded graph said %q, want frames matched and their share", rep.FlameHits)
+	}
 	return rep
 }
 
