@@ -44,8 +44,8 @@ Usage:
   benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
   benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
-  benchmatrix report DIR
-  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
+  benchmatrix report DIR [--html]
+  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown] [--html OUT]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
