@@ -156,3 +156,27 @@ func TestHTMLReport24Cells(t *testing.T) {
 
 // htmlBudget is the most a 24-cell run's page may weigh (docs/report.md).
 const htmlBudget = 4 << 20
+
+// A run whose only cell failed, without intervals.csv: the page is still
+// written, with the failure and no charts.
+func TestHTMLReportOfFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	r := &Run{Experiment: "broken", Status: StatusFailed,
+		Cells: []Cell{{Name: "a", Repeat: 1, Status: CellFailed, Error: "prepare: Error 1045: Access denied"}}}
+	if err := WriteHTML(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"Failed cells", "Access denied", "Conclusion"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `<svg class="chart"`) {
+		t.Errorf("a chart without any interval")
+	}
+}
