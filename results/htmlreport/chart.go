@@ -146,6 +146,7 @@ func (c *Chart) yRange() yRange {
 	if hi <= lo {
 		hi = lo + 1
 	}
+	hi += (hi - lo) * 0.03 // a point at the maximum is not hidden by the frame
 	step := niceStep((hi - lo) / maxYTicks)
 	top := math.Ceil(hi/step) * step
 	bottom := math.Floor(lo/step) * step
