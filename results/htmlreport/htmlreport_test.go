@@ -115,6 +115,7 @@ func TestPageSelfContained(t *testing.T) {
 			`<rect onclick="unzoom()"/><g class="f" id="f0" data-x="10" data-w="1180" onclick="zoom(this)"><title>mysqld</title><rect x="10" y="280" width="1180" height="15"/></g>` +
 			`<script type="text/ecmascript"><![CDATA[function zoom(){}]]></script></svg>`,
 		"profiles/b/cpu.svg": `<svg xmlns="http://www.w3.org/2000/svg"><image href="https://example.com/x.png"/></svg>`,
+		"profiles/d/cpu.svg": `<svg xmlns="http://www.w3.org/2000/svg"><a href='javascript:alert(1)'><rect onmouseover='x()'/></a></svg>`,
 	}
 	p := &Page{Title: "t", ReadFile: func(rel string) ([]byte, error) {
 		if s, ok := files[rel]; ok {
@@ -123,7 +124,7 @@ func TestPageSelfContained(t *testing.T) {
 		return nil, errors.New("no such file")
 	}}
 	p.Sections = []Section{
-		{ID: "s1", Title: "Profiles", Parts: []Part{{Markdown: "- a: [svg](profiles/a/cpu.svg)\n- b: [svg](profiles/b/cpu.svg)\n- c: [svg](profiles/c/cpu.svg)"}}},
+		{ID: "s1", Title: "Profiles", Parts: []Part{{Markdown: "- a: [svg](profiles/a/cpu.svg)\n- b: [svg](profiles/b/cpu.svg)\n- c: [svg](profiles/c/cpu.svg)\n- d: [svg](profiles/d/cpu.svg)"}}},
 		{ID: "s2", Title: "Over time", Parts: []Part{{Legend: &Legend{Items: []LegendItem{{Key: "a", Label: "a", Color: "#111"}}}},
 			{Chart: &Chart{ID: "c1", Axis: "time", XMax: 2, Series: []Series{{Key: "a", Label: "a </script>", X: []float64{1, 2}, Y: []float64{1, math.NaN()}}}}}}},
 	}
@@ -135,7 +136,7 @@ func TestPageSelfContained(t *testing.T) {
 	if n := strings.Count(page, "<script"); n != 2 {
 		t.Errorf("%d <script> elements, want 2 (the data and the page's own)", n)
 	}
-	for _, bad := range []string{"onclick=", `id="f0"`, "<?xml", "https://example.com", "</script>\", ", "src="} {
+	for _, bad := range []string{"onclick=", "onmouseover", "javascript:", `id="f0"`, "<?xml", "https://example.com", "</script>\", ", "src="} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the page holds %q", bad)
 		}

@@ -249,11 +249,11 @@ var (
 	doctypeRe  = regexp.MustCompile(`(?s)<!DOCTYPE.*?>`)
 	scriptRe   = regexp.MustCompile(`(?is)<script.*?</script>`)
 	styleRe    = regexp.MustCompile(`(?is)<style.*?</style>`)
-	handlerRe  = regexp.MustCompile(`(?i)\son[a-z]+="[^"]*"`)
+	handlerRe  = regexp.MustCompile(`(?i)\son[a-z]+\s*=\s*("[^"]*"|'[^']*')`)
 	idAttrRe   = regexp.MustCompile(`\sid="[^"]*"`)
 	svgOpenRe  = regexp.MustCompile(`(?s)<svg\b[^>]*>`)
 	svgSizeRe  = regexp.MustCompile(`\s(width|height)="[^"]*"`)
-	externalRe = regexp.MustCompile(`(?i)(href|src)="(https?:|//)`)
+	externalRe = regexp.MustCompile(`(?i)(href|src)\s*=\s*["']\s*(https?:|//|javascript:|data:)`)
 )
 
 // embed reads a linked SVG and keeps it for the section's gallery, made
