@@ -286,11 +286,14 @@ func (c *Chart) svg(b *strings.Builder) {
 }
 
 // paths is a series as SVG path data: the dashed part (X <= DashUntil) and
-// the rest; NaN values break the line.
+// the rest; NaN values break the line. On a time axis each value covers
+// its interval, from the point before (0 for the first) to its own X, as
+// a step, as in plots/series*.png; with Markers (repeats) points are
+// joined by straight lines.
 func (c *Chart) paths(s Series, yr yRange) (warm, run string) {
 	var w, r strings.Builder
-	prevOK, prevWarm := false, false
-	var px, py float64 // the previous point, rounded as written
+	pen, prevWarm := false, false
+	var penX, penY float64 // where the pen is, rounded as written
 	round := func(v float64) float64 { return math.Round(v*coordScale) / coordScale }
 	for i, x := range s.X {
 		if i >= len(s.Y) {
@@ -298,7 +301,7 @@ func (c *Chart) paths(s Series, yr yRange) (warm, run string) {
 		}
 		v := s.Y[i]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			prevOK = false
+			pen = false
 			continue
 		}
 		isWarm := s.DashUntil > 0 && x <= s.DashUntil
@@ -306,19 +309,41 @@ func (c *Chart) paths(s Series, yr yRange) (warm, run string) {
 		if isWarm {
 			out = &w
 		}
-		cx, cy := round(c.x(x)), round(yr.y(v))
-		switch {
-		case prevOK && prevWarm == isWarm:
-			// Relative steps: shorter than absolute coordinates.
-			fmt.Fprintf(out, "l%s", pair(cx-px, cy-py))
-		case prevOK && prevWarm: // the warm-up joins the measured window
-			fmt.Fprintf(out, "M%sl%s", pair(px, py), pair(cx-px, cy-py))
-		default:
-			fmt.Fprintf(out, "M%s", pair(cx, cy))
+		xe, y := round(c.x(x)), round(yr.y(v))
+		if c.Markers {
+			switch {
+			case pen && prevWarm == isWarm:
+				fmt.Fprintf(out, "l%s", pair(xe-penX, y-penY))
+			default:
+				fmt.Fprintf(out, "M%s", pair(xe, y))
+			}
+			pen, prevWarm, penX, penY = true, isWarm, xe, y
+			continue
 		}
-		prevOK, prevWarm, px, py = true, isWarm, cx, cy
+		start := c.XMin
+		if i > 0 && s.X[i-1] < x {
+			start = s.X[i-1]
+		}
+		xs := round(c.x(start))
+		switch {
+		case pen && prevWarm == isWarm:
+			fmt.Fprintf(out, "%sh%s", vstep(y-penY), coord(xe-penX))
+		case pen && prevWarm: // the measured window goes on from the warm-up
+			fmt.Fprintf(out, "M%s%sh%s", pair(penX, penY), vstep(y-penY), coord(xe-penX))
+		default:
+			fmt.Fprintf(out, "M%sh%s", pair(xs, y), coord(xe-xs))
+		}
+		pen, prevWarm, penX, penY = true, isWarm, xe, y
 	}
 	return w.String(), r.String()
+}
+
+// vstep is a relative vertical step, nothing when there is none.
+func vstep(dy float64) string {
+	if math.Abs(dy) < 0.5/coordScale {
+		return ""
+	}
+	return "v" + coord(dy)
 }
 
 // pair writes two coordinates, the separator left out before a minus.

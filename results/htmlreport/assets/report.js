@@ -154,15 +154,30 @@
     return lo;
   }
 
+  // covering: on a time axis a value covers its interval, from the point
+  // before to its own x; the index of the one that covers x, or -1.
+  function covering(xs, x) {
+    var lo = 0, hi = xs.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (xs[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo < xs.length ? lo : -1;
+  }
+
   var tip = document.getElementById("tip");
   function showTip(c, ev, x) {
     var rows = [], shown = null;
     c.d.s.forEach(function (s) {
       if (hidden[s.k]) return;
-      var xs = data.xs[s.x], i = nearest(xs, x);
-      if (i < 0) return;
-      var gap = xs.length > 1 ? Math.abs(xs[Math.min(i + 1, xs.length - 1)] - xs[Math.max(i - 1, 0)]) : 1;
-      if (Math.abs(xs[i] - x) > Math.max(gap, 1)) return;
+      var xs = data.xs[s.x], i;
+      if (c.integer) {
+        i = nearest(xs, x);
+        if (i < 0 || Math.abs(xs[i] - x) > 0.5) return;
+      } else {
+        i = covering(xs, x);
+        if (i < 0) return;
+      }
       if (shown === null) shown = xs[i];
       rows.push({ l: s.l, c: s.c, v: s.y[i], t: xs[i] });
     });
