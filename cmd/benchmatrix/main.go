@@ -44,8 +44,8 @@ Usage:
   benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
   benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
-  benchmatrix report DIR
-  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
+  benchmatrix report DIR [--html]
+  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown] [--html OUT]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
@@ -345,17 +345,33 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	htmlOnly := fs.Bool("html", false, "write only report.html (the other reports are left as they are)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitcode.Usage
+	}
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "benchmatrix report: want one results directory")
 		return exitcode.Usage
 	}
-	run, err := results.ReadRun(args[0])
+	dir := pos[0]
+	run, err := results.ReadRun(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Usage
 	}
-	// Tables, results.txt and plots again from the stored results.
-	if err := results.Regenerate(args[0]); err != nil {
+	if *htmlOnly {
+		if err := results.RegenerateHTML(dir); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(dir, results.ReportFile))
+		return exitcode.OK
+	}
+	// Tables, results.txt, report.html and plots again from the stored results.
+	if err := results.Regenerate(dir); err != nil {
 		fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
 		return exitcode.Failure
 	}
@@ -363,7 +379,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
 	}
-	fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(args[0], results.SummaryFile))
+	fmt.Fprintf(stderr, "regenerated %s and %s\n", filepath.Join(dir, results.SummaryFile), filepath.Join(dir, results.ReportFile))
 	return exitcode.OK
 }
 
@@ -378,6 +394,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.Threshold, "threshold", opt.Threshold, "a regression is significant and worse than this many percent")
 	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
@@ -408,6 +425,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if err := results.WriteComparison(stdout, cmp, *markdown); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
+	}
+	if *htmlOut != "" {
+		if err := results.WriteCompareHTML(*htmlOut, pos[0], pos[1], runs[0], runs[1], cmp); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix compare: %s: %v\n", *htmlOut, err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 	}
 	if len(cmp.Regressed()) > 0 {
 		return exitcode.Regression
