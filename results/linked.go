@@ -119,7 +119,7 @@ type linkedCell struct {
 	// growth follows the throughput instead of explaining it.
 	rowsPerTrx, bytesPerTrx float64
 	grown, hasRows          bool
-	stalls, repeats              int
+	stalls, repeats         int
 }
 
 func linkedCells(r *Run) map[string]*linkedCell {
