@@ -50,11 +50,13 @@ func secretArgs(args []string) map[int]string {
 		return shift(slap.SecretArgs(args[1:]))
 	case "oltp":
 		return shift(oltp.SecretArgs(args[1:]))
-	case "run", "plan":
+	case "run", "plan", "history":
+		// --dsn user:pw@...; --history mysql://user:pw@... (refused,
+		// but only after the arguments are parsed).
 		found := map[int]string{}
 		for i := 1; i < len(args); i++ {
 			name, val, hasVal := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-			if !strings.HasPrefix(args[i], "-") || name != "dsn" {
+			if !strings.HasPrefix(args[i], "-") || (name != "dsn" && name != "history") {
 				continue
 			}
 			if hasVal {
@@ -81,6 +83,10 @@ func secretArgs(args []string) map[int]string {
 // maskDSN masks the password of a user:password@... DSN, as the MySQL
 // driver reads it (the last @ before the last /, the first : before it).
 func maskDSN(dsn string) (string, bool) {
+	if scheme, rest, ok := strings.Cut(dsn, "://"); ok { // a URL: mysql://user:pw@host/db
+		m, ok := maskDSN(rest)
+		return scheme + "://" + m, ok
+	}
 	end := len(dsn)
 	if slash := strings.LastIndex(dsn, "/"); slash >= 0 {
 		end = slash

@@ -205,6 +205,10 @@ func TestSecretArgs(t *testing.T) {
 		{[]string{"restore", "u:S3cr@tcp(h:1)/"}, map[int]string{1: "u:*****@tcp(h:1)/"}},
 		{[]string{"restore", "u@tcp(h:1)/"}, map[int]string{}},
 		{[]string{"plan", "m.toml", "--password=x"}, map[int]string{}},
+		// --history takes a URL; a password in it is refused, but only
+		// after the arguments are parsed.
+		{[]string{"run", "m.toml", "--history=mysql://u:S3cr@h:1/db", "--history", "mysql://u@h:1/db"}, map[int]string{2: "--history=mysql://u:*****@h:1/db"}},
+		{[]string{"history", "check", "--history", "mysql://u:S3cr@h:1/db", "--history", "/tmp/h.db"}, map[int]string{3: "mysql://u:*****@h:1/db"}},
 	} {
 		got := secretArgs(c.args)
 		if len(got) != len(c.want) {
