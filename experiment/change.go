@@ -12,9 +12,13 @@ type Change struct {
 	Start   bool    `json:"start,omitempty"`   // the first cell starts the server
 	Restart []Param `json:"restart,omitempty"` // restart-only values that differ
 	Dynamic []Param `json:"dynamic,omitempty"` // SET GLOBAL
-	Reload  bool    `json:"reload"`            // data loaded (again)
-	Cold    bool    `json:"cold,omitempty"`    // restart for an empty buffer pool
-	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
+	// Reset are the variables a cell before SET and this cell does not
+	// name, put back to the server's own value (the runner's record; in a
+	// plan, the names alone).
+	Reset  []Param `json:"reset,omitempty"`
+	Reload bool    `json:"reload"`           // data loaded (again)
+	Cold   bool    `json:"cold,omitempty"`   // restart for an empty buffer pool
+	Reason string  `json:"reason,omitempty"` // why the data is reloaded
 	// Depends lists restart-only values whose restart depends on the
 	// flavor, not known when planning (a Docker image, an external server).
 	Depends []Param `json:"depends_on_flavor,omitempty"`
@@ -48,7 +52,7 @@ func (ch Change) Cost() string {
 	if len(ch.Limits) > 0 {
 		parts = append(parts, "limits")
 	}
-	if len(ch.Dynamic) > 0 {
+	if len(ch.Dynamic) > 0 || len(ch.Reset) > 0 {
 		parts = append(parts, "set")
 	}
 	if len(parts) == 0 {
@@ -120,9 +124,22 @@ func Between(prev *Cell, c *Cell, need func(name string) catalog.Need) Change {
 			ch.Reload, ch.Reason = true, prev.Workload.Workload+" changed the data"
 		}
 	}
+	named := map[string]bool{}
 	for _, s := range c.Server {
+		named[catalog.VariableName(s.Name)] = true
 		if !atStart(s.Name) {
 			ch.Dynamic = append(ch.Dynamic, s)
+		}
+	}
+	if prev != nil && !ch.Start {
+		// A value SET by the cell before stays until put back; a restart
+		// puts back the server's own by itself.
+		restart := len(ch.Restart) > 0 || ch.Cold
+		for _, s := range prev.Server {
+			if n := catalog.VariableName(s.Name); !named[n] && !atStart(s.Name) && !restart {
+				ch.Reset = append(ch.Reset, Param{Name: n})
+				named[n] = true
+			}
 		}
 	}
 	return ch

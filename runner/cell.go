@@ -369,12 +369,25 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 		fmt.Fprintf(r.log, "    set %s\n", describe(dyn))
 	}
 	res.Change.Dynamic = params(dyn)
-	apply := func() (map[string]string, error) { return server.ApplyGlobals(ctx, db, dyn) }
+	named := map[string]bool{}
+	for _, p := range c.Server {
+		named[catalog.VariableName(p.Name)] = true
+	}
+	resets, err := r.resetsFor(ctx, db, dyn, named) // globals.go
+	if err != nil {
+		return err
+	}
+	if len(resets) > 0 {
+		fmt.Fprintf(r.log, "    put back %s (set by a cell before, not named by this one)\n", describe(resets))
+		res.Change.Reset = params(resets)
+	}
+	set := append(append([]server.Setting(nil), dyn...), resets...)
+	apply := func() (map[string]string, error) { return server.ApplyGlobals(ctx, db, set) }
 	if ga, ok := r.srv.(server.Borrowed); ok {
 		// The provider remembers what it changed, to put it back.
-		apply = func() (map[string]string, error) { return ga.ApplyGlobals(ctx, dyn) }
+		apply = func() (map[string]string, error) { return ga.ApplyGlobals(ctx, set) }
 	}
-	_, err := apply()
+	_, err = apply()
 	var ro *server.ReadOnlyError
 	if errors.As(err, &ro) {
 		// Not in the catalogue, but the server says it needs a restart.
@@ -388,9 +401,10 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if err := r.applyOnNodes(ctx, c, dyn); err != nil { // topology.go
+	if err := r.applyOnNodes(ctx, c, set); err != nil { // topology.go
 		return err
 	}
+	r.resetDone(resets)
 	all := make([]server.Setting, 0, len(c.Server))
 	for _, p := range c.Server {
 		all = append(all, server.Setting{Name: p.Name, Value: p.Value})
@@ -404,6 +418,9 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	}
 	for _, p := range r.m.Server.Config {
 		names = append(names, catalog.VariableName(p.Name))
+	}
+	for _, s := range resets {
+		names = append(names, s.Name)
 	}
 	eff, err := server.Variables(ctx, db, names...)
 	if err != nil {

@@ -132,6 +132,7 @@ type Runner struct {
 	loaded     string        // data key of what is loaded, "" for nothing
 	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
 	readOnly   map[string]bool
+	globals    setGlobals   // the values before a cell SET them (globals.go)
 	lim        runnerLimits // resource limits in force (limits.go)
 	topo       string       // the running topology's Key (topology.go)
 	dc         dataCache    // the data cache across runs (datacache.go)
