@@ -70,6 +70,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 		for _, prm := range c.Change.Dynamic {
 			detail = append(detail, "set "+prm.Name+"="+prm.Value)
 		}
+		for _, prm := range c.Change.Reset {
+			detail = append(detail, "put back "+prm.Name+" (the server's own value)")
+		}
 		switch {
 		case c.Change.Reload && c.Slap != nil:
 			detail = append(detail, "mysqlslap creates its own tables")
