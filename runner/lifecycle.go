@@ -84,7 +84,8 @@ const pingEvery = 500 * time.Millisecond
 //     measureMargin; none
 //     for a run bounded by a number of events or a slap cell (the watchdog
 //     still ends either when the server stops answering);
-//   - collect: the settle bound, two minutes when profiling (perf report);
+//   - collect: the settle bound, two minutes when profiling (perf report),
+//     the replicas' catch-up bound plus the settle bound on a cluster;
 //   - the others: fixedDeadline.
 func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
 	o := c.Workload
@@ -106,10 +107,16 @@ func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
 		}
 		return time.Duration(max(o.Threads, 1))*connectPerThread + warm + o.Time + r.cfg.Grace + measureMargin
 	case PhaseCollect:
+		d := settleTimeout
 		if c.Policy.Profile.On() {
-			return fixedDeadline
+			d = fixedDeadline
 		}
-		return settleTimeout
+		if c.Topology.IsCluster() {
+			// The nodes' data check waits for the replicas to apply what
+			// the primary committed (verifyTimeout), after the observers.
+			d = max(d, verifyTimeout+settleTimeout)
+		}
+		return d
 	}
 	return fixedDeadline
 }

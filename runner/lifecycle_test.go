@@ -228,6 +228,8 @@ func TestPhaseDeadlines(t *testing.T) {
 	threads.Workload.Threads = 1000
 	events := cell(1, 10000, 0, 0)
 	events.Workload.Events = 1000
+	cluster := cell(1, 10000, 5*time.Second, 30*time.Second)
+	cluster.Topology = &experiment.Topology{Kind: "replicas", Replicas: 2}
 	for _, tc := range []struct {
 		name string
 		c    *experiment.Cell
@@ -243,6 +245,9 @@ func TestPhaseDeadlines(t *testing.T) {
 		{"many threads: their connecting", threads, PhaseMeasure, 1000*connectPerThread + 30*time.Second + 7*time.Second + measureMargin},
 		{"a run bounded by events: the watchdog only", events, PhaseMeasure, 0},
 		{"collect: the settle bound", small, PhaseCollect, settleTimeout},
+		// replication.toml's async cells failed "wait for GTID: context
+		// deadline exceeded" when collect had only the settle bound.
+		{"collect on a cluster: the replicas' catch-up too", cluster, PhaseCollect, verifyTimeout + settleTimeout},
 		{"start", small, PhaseStart, startDeadline},
 		{"between cells", small, PhaseBetween, fixedDeadline},
 	} {
