@@ -390,17 +390,25 @@ func undecidedWhy(r *Run, rec *RoundsRecord) string {
 			continue
 		}
 		xs, ys := pairedValues(br, d.X, d.Y, "tps")
-		lo, hi := math.Inf(1), math.Inf(-1)
+		lo, hi, n := math.Inf(1), math.Inf(-1), 0
 		for i := range xs {
 			if xs[i] > 0 && ys[i] > 0 {
 				q := xs[i] / ys[i]
 				lo, hi = math.Min(lo, q), math.Max(hi, q)
+				n++
 			}
 		}
 		if math.IsInf(lo, 0) {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s's per-round ratios ranged %.2f–%.2f", d.Label, lo, hi))
+		part := fmt.Sprintf("%s's per-round ratios ranged %.2f–%.2f", d.Label, lo, hi)
+		if lo > 1 || hi < 1 {
+			part = fmt.Sprintf("%s's per-round ratios all pointed one way (%.2f–%.2f) but %d rounds are too few for the sequential test at its level", d.Label, lo, hi, n)
+		}
+		if n < rec.Rounds {
+			part += fmt.Sprintf(", and only %d of %d rounds measured both cells (%s)", n, rec.Rounds, failedRuns(r, d.X, d.Y))
+		}
+		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return ""
@@ -429,6 +437,27 @@ func undecidedWhy(r *Run, rec *RoundsRecord) string {
 	if len(causes) > 0 {
 		cause = " (" + strings.Join(causes, ", ") + ")"
 	}
-	return fmt.Sprintf("Why it is undecided here: %s%s, wider than the %g%% difference the question asks about, so %d rounds could neither show a difference nor rule one out; a larger budget (max_repeats, budget), longer cells or a quieter host would.",
+	return fmt.Sprintf("Why it is undecided here: %s%s; against the %g%% difference the question asks about, %d rounds could neither show a difference nor rule one out; a larger budget (max_repeats, budget), longer cells or a quieter host would.",
 		strings.Join(parts, "; "), cause, rec.Precision*100, rec.Rounds)
+}
+
+// failedRuns says how many runs of cells x and y failed: "async failed in
+// 4, galera-fc16 in 1".
+func failedRuns(r *Run, x, y string) string {
+	count := map[string]int{}
+	for _, c := range r.Cells {
+		if c.Status != CellOK && (c.Name == x || c.Name == y) {
+			count[c.Name]++
+		}
+	}
+	var out []string
+	for _, name := range []string{x, y} {
+		if count[name] > 0 {
+			out = append(out, fmt.Sprintf("%s failed in %d", name, count[name]))
+		}
+	}
+	if len(out) == 0 {
+		return "the others were not run in both"
+	}
+	return strings.Join(out, ", ")
 }
