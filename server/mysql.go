@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,4 +173,21 @@ func MySQLStartup(f Flavor, version string, settings []Setting) ([]Setting, erro
 		return nil, exitcode.UsageError(fmt.Errorf("%s", strings.Join(problems, "; ")))
 	}
 	return out, nil
+}
+
+// InspectMySQL finds the server binary (explicit, or on PATH) and tells
+// what it is: a MySQL binary comes with its version from the catalogue
+// and its layout; any other flavor with a zero version and layout, for
+// the caller to refuse in its own words.
+func InspectMySQL(ctx context.Context, explicit string) (Binary, catalog.MySQLVersion, MySQLLayout, error) {
+	path, err := FindBinary(explicit)
+	if err != nil {
+		return Binary{}, catalog.MySQLVersion{}, MySQLLayout{}, err
+	}
+	bin, err := DetectBinary(ctx, path)
+	if err != nil || bin.Flavor != MySQL {
+		return bin, catalog.MySQLVersion{}, MySQLLayout{}, err
+	}
+	v, l, err := checkMySQL(bin)
+	return bin, v, l, err
 }
