@@ -23,7 +23,10 @@ var restartOnly = map[Flavor]map[string]bool{
 		"innodb_write_io_threads", "innodb_rollback_on_timeout", "innodb_open_files",
 		"innodb_use_native_aio", "innodb_dedicated_server", "back_log", "skip_name_resolve",
 		"lower_case_table_names", "large_pages", "table_open_cache_instances", "disable_log_bin",
-		"skip_log_bin", "log_replica_updates", "log_slave_updates", "mysqlx"),
+		"skip_log_bin", "log_replica_updates", "log_slave_updates", "mysqlx",
+		// Refused while group replication runs; the group's mode is
+		// [topology] mode, started with every member (topology/group.go).
+		"group_replication_single_primary_mode", "group_replication_enforce_update_everywhere_checks"),
 }
 
 func set(names ...string) map[string]bool {
@@ -167,30 +170,4 @@ func MySQLName(v MySQLVersion, name string) (string, error) {
 		return "", fmt.Errorf("%s exists from MySQL %s on (the server is %s): set %s", name, s.since, v, s.before)
 	}
 	return n, nil
-}
-
-// mysqlDynamicFrom are MySQL variables that became dynamic in a version:
-// restart-only before it.
-var mysqlDynamicFrom = map[string]string{
-	"innodb_redo_log_capacity": "8.0.30", // new and dynamic in 8.0.30
-}
-
-// mysqlRestartFrom are MySQL variables that need a restart from a
-// version on (and were dynamic, or absent, before).
-var mysqlRestartFrom = map[string]string{
-	"group_replication_single_primary_mode":              "5.7.17", // refused while the group runs
-	"group_replication_enforce_update_everywhere_checks": "5.7.17",
-}
-
-// RestartNeedMySQL is RestartNeed for a MySQL version the server told:
-// the flavor's catalogue, corrected by what changed between versions.
-func RestartNeedMySQL(v MySQLVersion, name string) Need {
-	n := VariableName(name)
-	if since, ok := mysqlRestartFrom[n]; ok && v.AtLeast(since) {
-		return Restart
-	}
-	if from, ok := mysqlDynamicFrom[n]; ok && v.AtLeast(from) {
-		return Dynamic
-	}
-	return RestartNeed(MySQL, n)
 }
