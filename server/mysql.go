@@ -191,3 +191,61 @@ func InspectMySQL(ctx context.Context, explicit string) (Binary, catalog.MySQLVe
 	v, l, err := checkMySQL(bin)
 	return bin, v, l, err
 }
+
+// A MySQL image on the docker provider (an image the user loaded, e.g.
+// mysql:8.4; nothing is pulled): the official entrypoint initialises an
+// empty datadir itself (mysqld --initialize-insecure, then root's
+// password from MYSQL_ROOT_PASSWORD, which the provider generates) and
+// passes the container's arguments beginning with "-" to mysqld. The
+// version's variable names apply as on a sandbox: from the server's own
+// @@version once it has run, before that from an official image's tag.
+
+// imageMySQLVersion guesses the MySQL version of an official image from
+// its name: mysql:8.4 is 8.4.0, mysql:8.0.36 is 8.0.36, mysql/mysql-server
+// likewise; false for any other image or a tag without a version
+// (latest, lts).
+func imageMySQLVersion(image string) (string, bool) {
+	repo, tag := splitImage(image)
+	if base := repo[strings.LastIndex(repo, "/")+1:]; base != "mysql" && base != "mysql-server" {
+		return "", false
+	}
+	tag, _, _ = strings.Cut(tag, "-") // 8.4-oracle, 8.0.36-debian
+	parts := strings.Split(tag, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return "", false
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	v := strings.Join(parts, ".")
+	if _, err := catalog.ParseMySQLVersion(v); err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// mysqlFlags are a docker server's settings under its MySQL version's
+// names (the server's own version once known, else the image's tag).
+func (d *Docker) mysqlFlags(startup []Setting) ([]Setting, error) {
+	d.mu.Lock()
+	f, v := d.flavor, d.version
+	d.mu.Unlock()
+	if f == "" {
+		if iv, ok := imageMySQLVersion(d.cfg.Image); ok {
+			f, v = MySQL, iv
+		}
+	}
+	return MySQLStartup(f, v, startup)
+}
+
+// checkServerVersion refuses a running MySQL server of a series with no
+// catalogue (the docker provider learns the version only then).
+func checkServerVersion(f Flavor, version string) error {
+	if f != MySQL {
+		return nil
+	}
+	if _, err := catalog.CheckMySQLVersion(version); err != nil {
+		return exitcode.UsageError(err)
+	}
+	return nil
+}

@@ -296,3 +296,44 @@ func TestMySQLStartupNames(t *testing.T) {
 		t.Fatalf("5.7 redo capacity: %v", err)
 	}
 }
+
+// An official MySQL image's version from its tag, before its server has
+// run (for the variable names of the first start); and a running server of
+// a series with no catalogue refused.
+func TestDockerMySQLImageVersion(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		image, want string
+		ok          bool
+	}{
+		{"mysql:8.4", "8.4.0", true},
+		{"mysql:8.0.36", "8.0.36", true},
+		{"mysql:8.4-oracle", "8.4.0", true},
+		{"docker.io/library/mysql:5.7.44", "5.7.44", true},
+		{"mysql/mysql-server:8.0", "8.0.0", true},
+		{"mysql:latest", "", false},
+		{"mysql", "", false},
+		{"mariadb:11.4", "", false},
+		{"benchmatrix/mariadb:10.11", "", false},
+	} {
+		got, ok := imageMySQLVersion(c.image)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s: %q %v, want %q %v", c.image, got, ok, c.want, c.ok)
+		}
+	}
+	d := &Docker{cfg: DockerConfig{Image: "mysql:8.4"}}
+	flags, err := d.mysqlFlags([]Setting{{Name: "log_slave_updates", Value: "ON"}})
+	if err != nil || len(flags) != 1 || flags[0].Name != "log_replica_updates" {
+		t.Errorf("mysql:8.4 before its first start: %v %v", flags, err)
+	}
+	d.flavor, d.version = MySQL, "5.7.44" // as read from the running server
+	if flags, err := d.mysqlFlags([]Setting{{Name: "log_replica_updates", Value: "ON"}}); err != nil || flags[0].Name != "log_slave_updates" {
+		t.Errorf("5.7 server: %v %v", flags, err)
+	}
+	if err := checkServerVersion(MySQL, "9.1.0"); err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "no catalogue") {
+		t.Errorf("9.1.0: %v", err)
+	}
+	if err := checkServerVersion(MariaDB, "11.4.2-MariaDB"); err != nil {
+		t.Errorf("MariaDB: %v", err)
+	}
+}
