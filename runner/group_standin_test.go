@@ -41,7 +41,11 @@ func TestGroupStandinOnGalera(t *testing.T) {
 		t.Fatalf("cell %s: %s", c.Status, c.Error)
 	}
 	if c.Detector == nil || c.Detector.Injected != 2 || c.Detector.Hits != 2 {
-		t.Fatalf("detector: %+v (stalls: %s)", c.Detector, c.Stalls.Text)
+		var onsets []int
+		for _, ep := range c.Stalls.Episodes {
+			onsets = append(onsets, ep.Start)
+		}
+		t.Fatalf("detector: %+v (stalls: %s; injected at %v s of the cell, episodes from measured interval %v)", c.Detector, c.Stalls.Text, c.Injected, onsets)
 	}
 	// node1.wsrep_local_state per second against the injected holds.
 	rows := readCSV(t, filepath.Join(dir, results.IntervalsFile))
