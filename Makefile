@@ -17,9 +17,10 @@ deps:
 
 # deps-test: the server plus the yardsticks: sysbench for the engine,
 # mariadb-slap (mariadb-client) for benchmatrix slap, perf (linux-perf) for
-# the profiles, galera-4 for the Galera topology tests.
+# the profiles, galera-4 for the Galera topology tests, chromium for the
+# HTML report's browser test.
 deps-test:
-	@scripts/ensure-deps.sh server sysbench slap perf galera
+	@scripts/ensure-deps.sh server sysbench slap perf galera chromium
 
 # The local MariaDB image for the docker provider (no registry needed): a
 # debootstrap root file system with Debian's mariadb-server, docker-imported.

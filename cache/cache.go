@@ -236,10 +236,13 @@ func (e *BusyError) Error() string {
 // ErrNotFound says there is no such entry.
 var ErrNotFound = errors.New("no such cache entry")
 
+// ErrBadID is the error for a string that cannot be a cache entry id.
+var ErrBadID = errors.New("not a cache entry id (see `benchmatrix cache ls`)")
+
 // Remove deletes entry id unless another run is reading it.
 func (c *Cache) Remove(id string) error {
 	if !validID(id) {
-		return fmt.Errorf("%q is not a cache entry id (see `benchmatrix cache ls`)", id)
+		return fmt.Errorf("%q: %w", id, ErrBadID)
 	}
 	unlock, err := c.lock()
 	if err != nil {

@@ -165,6 +165,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 	d.validateCellLimits(m, plan)
 	d.validateCellTopology(m, plan) // topology.go
 	d.validateTopologyKeys(m, plan)
+	d.validateEqualWorkloads(m, plan) // equal.go
 	d.validateEventTimes(m, plan)
 	seen := map[string]bool{}
 	reported := map[string]bool{}

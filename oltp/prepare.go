@@ -215,11 +215,7 @@ func prepare(ctx context.Context, cfg *mysql.Config, o Options, w io.Writer) err
 		}
 		return nil
 	}
-	explicit, err := explicitIDs(ctx, db, &o)
-	if err != nil {
-		return err
-	}
-	l := &loader{o: &o, dist: dist, seed: seed, explicitIDs: explicit, log: log}
+	l := &loader{o: &o, dist: dist, seed: seed, log: log}
 	return l.run(ctx, db, threads, nums)
 }
 
@@ -300,36 +296,37 @@ type loadTable struct {
 }
 
 type loader struct {
-	o           *Options
-	dist        *Dist
-	seed        int64
-	explicitIDs bool // rows carry their ids (see explicitIDs)
-	log         *logger
+	o    *Options
+	dist *Dist
+	seed int64
+	log  *logger
 }
 
-// explicitIDs tells whether prepare may send every row's id itself: always
-// with auto_inc off, and with auto_inc on when the session's
-// AUTO_INCREMENT steps are 1, so that the ids sysbench's INSERTs get from
-// AUTO_INCREMENT are exactly 1..N. Only then can a table be loaded by
-// several connections at once, and only then can LOAD DATA be used (it
-// reserves AUTO_INCREMENT ids in growing blocks and would leave gaps).
-func explicitIDs(ctx context.Context, db *sql.DB, o *Options) (bool, error) {
-	if !o.AutoInc {
-		return true, nil
-	}
-	var inc, off int64
-	if err := db.QueryRowContext(ctx, "SELECT @@session.auto_increment_increment, @@session.auto_increment_offset").Scan(&inc, &off); err != nil {
-		return false, fmt.Errorf("read auto_increment_increment: %w", err)
-	}
-	return inc == 1 && off == 1, nil
-}
+// Every row is loaded with its id, 1..N, auto_inc on or off. sysbench's
+// prepare sends auto_inc=on rows without ids and lets AUTO_INCREMENT
+// number them: 1..N on a server whose auto_increment_increment and
+// auto_increment_offset are 1, the same rows as here. Where they are not,
+// its ids step: a Galera node with wsrep_auto_increment_control = ON (the
+// default) sets the increment to the cluster's size and overrides a
+// session's own SET of it (MariaDB 10.11, Galera 26.4, 3 nodes: after SET
+// SESSION auto_increment_increment = 1 the session reads 3), so sysbench
+// 1.0.20 loads 2,000 rows as ids 1, 4, ... 5998. Its workloads draw ids
+// from 1..table_size: a point select finds a row a third of the time, and
+// oltp_write_only's delete/insert pairs delete nothing and insert a new
+// row (3,000 events took its table from 2,000 to 2,292 rows; a single
+// server keeps 2,000). Loading the ids explicitly gives every topology the
+// same rows, so Galera cells run the same statements on the same data as
+// single-server cells (topology/equal_test.go). It also lets a table be
+// loaded by several connections at once and by LOAD DATA, which reserves
+// AUTO_INCREMENT ids in growing blocks and would leave gaps. The table's
+// AUTO_INCREMENT continues after N as it would after sysbench's load.
 
 // units cuts the tables into the queue of units for threads workers.
 func (l *loader) units(nums []int, threads int) []loadUnit {
 	rows := loadRows(l.o)
 	blocks := (rows + loadBlock - 1) / loadBlock
 	parts := 1
-	if l.explicitIDs && blocks > 0 {
+	if blocks > 0 {
 		// As many parts per table as make tables×parts a multiple of the
 		// threads, within the table's number of blocks.
 		parts = min(threads/gcd(len(nums), threads), blocks)
@@ -383,7 +380,7 @@ func (l *loader) load(ctx context.Context, c *sql.Conn, u loadUnit) error {
 			return
 		}
 		if rows := loadRows(o); rows > 0 {
-			t.local = l.explicitIDs && canLoadLocal(ctx, c, t.n)
+			t.local = canLoadLocal(ctx, c, t.n)
 			l.log.printf("Inserting %d records into '%s'", rows, name)
 		}
 	})
@@ -436,23 +433,18 @@ func (l *loader) rows(u loadUnit, emit func(id int, k uint32, c, pad []byte) boo
 func loadStream(n, b int) int { return 1<<62 | n<<31 | b }
 
 // insertRows sends the unit's rows as ~512 KiB multi-row INSERTs, as
-// sysbench does (without ids when auto_inc is on and the ids are not
-// explicit); loadRowsLocal is the faster path used when the server
-// accepts it. Statements are generated while the previous one runs.
+// sysbench does, each row with its id (see loader); loadRowsLocal is the
+// faster path used when the server accepts it. Statements are generated
+// while the previous one runs.
 func (l *loader) insertRows(ctx context.Context, c *sql.Conn, u loadUnit) error {
-	prefix := "INSERT INTO " + tableName(u.tbl.n) + "(k, c, pad) VALUES"
-	if l.explicitIDs {
-		prefix = "INSERT INTO " + tableName(u.tbl.n) + "(id, k, c, pad) VALUES"
-	}
+	prefix := "INSERT INTO " + tableName(u.tbl.n) + "(id, k, c, pad) VALUES"
 	return sendChunks(ctx, func(send func(string) bool) {
 		bb := newBulkBuffer(prefix)
 		var row []byte
 		l.rows(u, func(id int, k uint32, cv, pv []byte) bool {
 			row = append(row[:0], '(')
-			if l.explicitIDs {
-				row = strconv.AppendInt(row, int64(id), 10)
-				row = append(row, ", "...)
-			}
+			row = strconv.AppendInt(row, int64(id), 10)
+			row = append(row, ", "...)
 			row = strconv.AppendUint(row, uint64(k), 10)
 			row = append(row, ", '"...)
 			row = append(row, cv...)
@@ -560,7 +552,7 @@ func canLoadLocal(ctx context.Context, c *sql.Conn, n int) bool {
 
 // loadRowsLocal sends the unit's rows as LOAD DATA LOCAL INFILE
 // statements of at most bulkPacketSize bytes of CSV each, with explicit
-// ids (see explicitIDs).
+// ids (see loader).
 func (l *loader) loadRowsLocal(ctx context.Context, c *sql.Conn, u loadUnit) error {
 	name := fmt.Sprintf("benchmatrix-load-%d", localInfileSeq.Add(1))
 	stmt := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + tableName(u.tbl.n) + " FIELDS TERMINATED BY ',' (id, k, c, pad)"

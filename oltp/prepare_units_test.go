@@ -11,25 +11,23 @@ func TestLoadUnits(t *testing.T) {
 		workload        string
 		tables, threads int
 		size            int
-		explicit        bool
 		wantParts       int  // per table
 		autoIncOff      bool // oltp_insert loads no rows then
 	}{
-		{"as many tables as threads", "oltp_read_write", 4, 2, 100000, true, 1, false},
-		{"one table, more threads", "oltp_read_write", 1, 8, 100000, true, 8, false},
-		{"3 tables on 2 threads", "oltp_read_write", 3, 2, 100000, true, 2, false},
-		{"5 tables on 8 threads", "oltp_read_write", 5, 8, 100000, true, 8, false},
-		{"fewer blocks than threads", "oltp_read_write", 1, 8, 12000, true, 3, false},
-		{"a table smaller than a block", "oltp_read_write", 1, 4, 10, true, 1, false},
-		{"ids from AUTO_INCREMENT", "oltp_read_write", 1, 8, 100000, false, 1, false},
-		{"no rows to load", "oltp_insert", 2, 4, 100000, true, 1, true},
+		{"as many tables as threads", "oltp_read_write", 4, 2, 100000, 1, false},
+		{"one table, more threads", "oltp_read_write", 1, 8, 100000, 8, false},
+		{"3 tables on 2 threads", "oltp_read_write", 3, 2, 100000, 2, false},
+		{"5 tables on 8 threads", "oltp_read_write", 5, 8, 100000, 8, false},
+		{"fewer blocks than threads", "oltp_read_write", 1, 8, 12000, 3, false},
+		{"a table smaller than a block", "oltp_read_write", 1, 4, 10, 1, false},
+		{"no rows to load", "oltp_insert", 2, 4, 100000, 1, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := DefaultOptions()
 			o.Workload, o.Tables, o.Threads, o.TableSize = c.workload, c.tables, c.threads, c.size
 			o.AutoInc = !c.autoIncOff
-			l := &loader{o: &o, explicitIDs: c.explicit}
+			l := &loader{o: &o}
 			units := l.units(tableNumbers(&o), c.threads)
 			if len(units) != c.tables*c.wantParts {
 				t.Fatalf("%d units, want %d tables × %d parts", len(units), c.tables, c.wantParts)

@@ -29,6 +29,9 @@ type WorkloadSpec struct {
 	// onlyInserts: the workload only inserts new rows, so it runs on
 	// empty tables (table_size may be 0).
 	onlyInserts bool
+	// autoIDs reports whether a run inserts rows whose ids AUTO_INCREMENT
+	// chooses (AssignsIDs).
+	autoIDs func(o Options) bool
 	// noHelp: sysbench's script has no help command (bulk_insert).
 	noHelp bool
 	// tableNums numbers the tables when they are not 1..TableCount
@@ -53,18 +56,20 @@ var (
 	// reinsertAuto: the delete/insert pair lets AUTO_INCREMENT assign new
 	// ids, so the table keeps growing (the second field report).
 	reinsertAuto = func(o Options) bool { return o.ReinsertID == "auto" }
+	// autoInc: the run's INSERTs leave the id to AUTO_INCREMENT.
+	autoInc = func(o Options) bool { return o.AutoInc }
 )
 
 // workloadSpecs is the engine's workloads, in the order help texts list them.
 var workloadSpecs = []WorkloadSpec{
-	{Name: "oltp_read_write", Reads: readWriteOptions, changesData: reinsertAuto, session: commonSession},
+	{Name: "oltp_read_write", Reads: readWriteOptions, changesData: reinsertAuto, autoIDs: reinsertAuto, session: commonSession},
 	{Name: "oltp_read_only", Reads: readOnlyOptions, session: commonSession},
-	{Name: "oltp_write_only", Reads: writeOnlyOptions, changesData: reinsertAuto, session: commonSession},
+	{Name: "oltp_write_only", Reads: writeOnlyOptions, changesData: reinsertAuto, autoIDs: reinsertAuto, session: commonSession},
 	{Name: "oltp_point_select", session: commonSession},
 	// sysbench ≥ 1.0.10 leaves oltp_insert's tables empty without
 	// auto_inc: its ids come from the whole 32-bit range, so preloaded
 	// 1..N would only invite collisions.
-	{Name: "oltp_insert", emptyTables: func(o Options) bool { return !o.AutoInc }, changesData: always, onlyInserts: true,
+	{Name: "oltp_insert", emptyTables: func(o Options) bool { return !o.AutoInc }, changesData: always, onlyInserts: true, autoIDs: autoInc,
 		session: func(e env) session { return &insertSession{env: e} }},
 	{Name: "oltp_delete", changesData: always, session: commonSession},
 	{Name: "oltp_update_index", Reads: []string{"index_updates"}, session: commonSession},
@@ -77,14 +82,14 @@ var workloadSpecs = []WorkloadSpec{
 		noHelp: true, session: func(e env) session { return &bulkInsertSession{env: e} }},
 	// The legacy scripts create their tables as their common.lua does
 	// (Family "legacy": INTEGER UNSIGNED columns, MAX_ROWS).
-	{Name: "oltp_legacy", Reads: readWriteOptions, Family: "legacy", changesData: reinsertAuto,
+	{Name: "oltp_legacy", Reads: readWriteOptions, Family: "legacy", changesData: reinsertAuto, autoIDs: reinsertAuto,
 		session: func(e env) session { return newLegacySession(e) }},
 	// sysbench 1.0.20's single-statement legacy scripts
 	// (tests/include/oltp_legacy/*.lua; legacy.go, workload_legacy_scripts.go),
 	// run by `--test=PATH/select.lua` and friends.
 	{Name: "legacy_select", Family: "legacy", session: legacyStatement(legacySelect)},
 	{Name: "legacy_oltp_simple", Family: "legacy", session: legacyStatement(legacySimple)},
-	{Name: "legacy_insert", Family: "legacy", changesData: always, session: legacyStatement(legacyInsert)},
+	{Name: "legacy_insert", Family: "legacy", changesData: always, autoIDs: autoInc, session: legacyStatement(legacyInsert)},
 	{Name: "legacy_delete", Family: "legacy", changesData: always, session: legacyStatement(legacyDelete)},
 	{Name: "legacy_update_index", Family: "legacy", session: legacyStatement(legacyUpdateIndex)},
 	{Name: "legacy_update_non_index", Family: "legacy", session: legacyStatement(legacyUpdateNonIndex)},
@@ -97,7 +102,7 @@ var workloadSpecs = []WorkloadSpec{
 	{Name: "legacy_bulk_insert", TablesPerThread: true, Family: legacyBulkFamily, emptyTables: always, changesData: always,
 		onlyInserts: true, noHelp: true, tableNums: legacyBulkTables,
 		session: func(e env) session { return newLegacyBulkSession(e) }},
-	{Name: "legacy_parallel_prepare", Family: "legacy", changesData: always, onlyInserts: true, cliOnly: true,
+	{Name: "legacy_parallel_prepare", Family: "legacy", changesData: always, onlyInserts: true, cliOnly: true, autoIDs: autoInc,
 		session: func(e env) session { return newLegacyParallelPrepareSession(e) }},
 }
 
@@ -111,6 +116,12 @@ func commonSession(e env) session { return newOLTPSession(e) }
 // OnlyInserts reports whether o's workload only inserts new rows, so that
 // it needs no preloaded rows.
 func OnlyInserts(o Options) bool { return spec(o).onlyInserts }
+
+// AssignsIDs reports whether o's run inserts rows whose ids AUTO_INCREMENT
+// chooses (oltp_insert with auto_inc, reinsert_id = auto): those ids
+// follow the server's auto_increment_increment and _offset, which a Galera
+// node sets to the cluster's size and its place in it.
+func AssignsIDs(o Options) bool { return spec(o).autoIDs(o) }
 
 // ReadsOption reports whether o's workload reads a script-specific option.
 func ReadsOption(o Options, option string) bool { return slices.Contains(spec(o).Reads, option) }
@@ -134,6 +145,9 @@ func (w WorkloadSpec) withDefaults() WorkloadSpec {
 	}
 	if w.changesData == nil {
 		w.changesData = never
+	}
+	if w.autoIDs == nil {
+		w.autoIDs = never
 	}
 	return w
 }

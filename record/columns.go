@@ -122,6 +122,15 @@ var Columns = []Column{
 	mechanism("cg_writes_trx", "writes", "server writes/trx", "%.2f", false),
 	mechanism("cg_reads_trx", "reads", "server reads/trx", "%.2f", false),
 	mechanism("cg_kb_trx", "KiB", "server KiB written/trx", "%.1f", false),
+	// The time to a steady state from the engine's first second (warm-up
+	// included; results/steady.go): empty when the cell did not settle
+	// within its run.
+	{Name: "steady_s", Unit: "s", Format: fixed(0), Value: func(c *Cell) (float64, bool) {
+		if c.Steady == nil || !c.Steady.Settled {
+			return 0, false
+		}
+		return c.Steady.Seconds, true
+	}},
 }
 
 // ColumnNamed returns the column of that cells.csv name.

@@ -40,8 +40,22 @@ type (
 	LimitBinding = parts.LimitBinding
 	// BindingSeries are the counters it is judged on.
 	BindingSeries = parts.BindingSeries
+	// DataMemory is the data against the memory that holds it.
+	DataMemory = parts.DataMemory
+	// ColdStart is what a cold start did (runner, server).
+	ColdStart = parts.ColdStart
+	// SteadyState is a cell's time to a steady state (results/steady.go).
+	SteadyState = parts.SteadyState
+	// Settled is one series' part of it.
+	Settled = parts.Settled
 )
 
 // AssessBinding is parts.AssessBinding: a pure function of the limits and
 // the measured seconds' counters.
 func AssessBinding(l catalog.LimitSet, s BindingSeries) Binding { return parts.AssessBinding(l, s) }
+
+// AssessData is parts.AssessData: the data against the memory that holds
+// it, and the measured seconds' reads.
+func AssessData(engine string, data, pool, memLimit int64, reads, readKB, poolReads []float64) DataMemory {
+	return parts.AssessData(engine, data, pool, memLimit, reads, readKB, poolReads)
+}

@@ -123,6 +123,11 @@ type Cell struct {
 	// warmup = "auto", whether tps became steady before the cap.
 	WarmupSeconds float64 `json:"warmup_seconds"`
 	WarmupSteady  bool    `json:"warmup_steady,omitempty"`
+	// ColdStart is what a cold cell's restart and page-cache drop did
+	// (runner/coldstart.go); Steady the time to a steady state from the
+	// engine's first second (results/steady.go).
+	ColdStart *ColdStart   `json:"cold_start,omitempty"`
+	Steady    *SteadyState `json:"steady,omitempty"`
 
 	// Effective holds the server variables read back after applying the
 	// cell's settings (and the startup options of [server.config]).
@@ -152,7 +157,10 @@ type Cell struct {
 	Growth        *Growth      `json:"growth,omitempty"`
 	Stalls        *StallReport `json:"stalls,omitempty"`
 	StallEvidence []string     `json:"stall_evidence,omitempty"`
-	Waits         []WaitEvent  `json:"waits,omitempty"`
+	// StallCauses is each stall's likely cause, with its evidence
+	// (observe/stall_cause.go).
+	StallCauses []string    `json:"stall_causes,omitempty"`
+	Waits       []WaitEvent `json:"waits,omitempty"`
 	// Injected holds the onsets (seconds on the cell's clock) of the stalls
 	// the [inject] section caused.
 	Injected     []float64 `json:"injected,omitempty"`

@@ -151,6 +151,11 @@ func dataFits(r *Run, c *Cell, key string) string {
 	if key != "disk_read_iops" && key != "disk_read_bps" && key != "memory" {
 		return ""
 	}
+	if d := c.Binding.Data; d != nil && d.Engine != "" && d.Engine != "innodb" && d.Sizes != "" {
+		// Not InnoDB: the OS page cache holds the data, not the pool
+		// (steady.go).
+		return d.Sizes
+	}
 	if c.Growth == nil || c.Growth.BytesBefore <= 0 {
 		return ""
 	}

@@ -133,8 +133,9 @@ func Conclude(r *Run) *Conclusion {
 	}
 	roundsIntervals(c.Ratios, roundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = checkExpectations(r, br)
-	c.Linked = linkedLines(r, c.Ratios)             // linked.go: the mechanism against the outcome
-	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
+	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
+	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
+	decideExpectations(c.Expectations, roundsOf(r))       // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
 		if e.Status == ExpectHeld {
@@ -186,10 +187,11 @@ func Conclude(r *Run) *Conclusion {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
 	}
 	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
+	c.Warnings = append(c.Warnings, dataWarnings(r)...)    // steady.go: data that fits on a small machine
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
-			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s%s)", x.Name, x.Repeat, x.Stalls.Text, nodeMovers(x.StallEvidence)))
+			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s%s%s)", x.Name, x.Repeat, x.Stalls.Text, stallCauseBrief(x.StallCauses), nodeMovers(x.StallEvidence)))
 		}
 	}
 	if len(stalled) > 0 {
@@ -530,6 +532,27 @@ func CheckExpectations(r *Run) error {
 		return &ExpectationError{Broken: b}
 	}
 	return nil
+}
+
+// stallCauseBrief is a cell's stall causes in one clause for the
+// Conclusion: the first stall's that names one, and how many did.
+func stallCauseBrief(causes []string) string {
+	if len(causes) == 0 {
+		return ""
+	}
+	var named []string
+	for _, c := range causes {
+		if strings.Contains(c, "likely cause:") {
+			named = append(named, c)
+		}
+	}
+	switch {
+	case len(named) == 0:
+		return "; cause not visible in the sampled counters"
+	case len(causes) == 1:
+		return "; " + named[0]
+	}
+	return fmt.Sprintf("; %d of %d with a likely cause, e.g. %s", len(named), len(causes), named[0])
 }
 
 // nodeMovers names, for the Conclusion, the node columns of a cluster that

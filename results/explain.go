@@ -24,6 +24,7 @@ func cellNotes() []cellNote {
 		{write: writeTopology}, // topology.go
 		{write: writeContentionNote},
 		{shows: func(c Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
+		{shows: func(c Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
 		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
 		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
 	}
@@ -80,6 +81,16 @@ func writeStallNote(w io.Writer, c Cell) {
 		fmt.Fprintf(w, " (%d injected)", len(c.Injected))
 	}
 	fmt.Fprintln(w)
+	causes := c.StallCauses
+	if len(causes) > 5 {
+		causes = causes[:5]
+	}
+	for _, cause := range causes {
+		fmt.Fprintf(w, "  - %s\n", cause)
+	}
+	if n := len(c.StallCauses) - len(causes); n > 0 {
+		fmt.Fprintf(w, "  - (%d more in run.json, stall_causes)\n", n)
+	}
 }
 
 func writeContentionNote(w io.Writer, c Cell) {

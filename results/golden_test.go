@@ -164,6 +164,7 @@ func goldenRun() *Run {
 			c.Stalls = &observe.StallReport{Median: float64(f.tps), Count: 1, TotalSeconds: 2, LongestSeconds: 2,
 				Episodes: []observe.Episode{{Start: 5, End: 7, Zero: true}}, Text: "1 stall to zero, longest 2 s"}
 			c.StallEvidence = []string{"row_lock_current_waits ↑ (0 → 4)", "dirty_pages ×3.1 (420 → 1302)", "disk_iops ×0.4 (900 → 360)"}
+			c.StallCauses = []string{"stall at 5-7 s: likely cause: row lock waits 4 in the stall seconds (0 around)"}
 			c.Injected = []float64{5}
 			c.ObserveNotes = []string{"inject: FLUSH TABLES WITH READ LOCK for 2 s at 5 s"}
 		} else {

@@ -156,7 +156,7 @@ func TestLinkedLines(t *testing.T) {
 				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 6 << 20}},
 				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
 			},
-			want: []string{"b0e1 against b1e1: the table grew +50.0% of its bytes in 10 s (b1e1: +0.0%): large enough to take part in tps ×0.80"},
+			want: []string{"b0e1 against b1e1: the table grew +50.0% of its bytes in 10 s (b1e1: +0.0%): large enough to take part in the difference (tps ×0.80;"},
 		},
 		{
 			name: "a table grown by half can take part",
@@ -165,7 +165,20 @@ func TestLinkedLines(t *testing.T) {
 				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 30000)},
 				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
 			},
-			want: []string{"the table grew +50.0% of its rows (20000 → 30000; allocated bytes +50.0%)", ": large enough to take part in tps ×0.80"},
+			want: []string{"the table grew +50.0% of its rows (20000 → 30000; allocated bytes +50.0%)", ": large enough to take part in the difference (tps ×0.80;"},
+		},
+		{
+			// An insert workload grows its table by a row a transaction: the
+			// faster cell grew more because it ran more (flush-profile's
+			// oltp_insert cells).
+			name: "growth in step with the transactions follows the throughput",
+			sc: map[string]linkedScenario{
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 30000)},
+				"b0e1": {tps: 2000, mech: fsync(1, 0, 0.4, 100), growth: rows(20000, 40000)},
+				"b0e0": {tps: 2000, mech: fsync(1, 0, 0.4, 100), growth: rows(20000, 40000)},
+			},
+			want:   []string{"b0e1 against b1e1: the table grew +100.0% of its rows", "the table grew by about as much per transaction in both (1 vs 1 rows per transaction), so the growth follows the throughput rather than explains tps ×2.00"},
+			absent: []string{"large enough"},
 		},
 		{
 			name: "tables that grew alike do not tell the cells apart",

@@ -417,7 +417,7 @@ func writeMergedCSV(out string, in []shardRun, m *Run) error {
 // apart from the files Merge writes again; two shards with the same file
 // of different content is an error, the same content is copied once.
 func copyExtras(out string, in []shardRun) error {
-	skip := map[string]bool{RunFile: true, CellsFile: true, IntervalsFile: true, SummaryFile: true, BenchFile: true, LockFile: true, "plots": true}
+	skip := map[string]bool{RunFile: true, CellsFile: true, IntervalsFile: true, SummaryFile: true, BenchFile: true, ReportFile: true, LockFile: true, "plots": true}
 	for _, s := range in {
 		err := filepath.WalkDir(s.dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {

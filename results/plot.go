@@ -499,6 +499,25 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		maxT = 1
 	}
 	logLat := maxLat > 0 && maxLat/minLat >= 30
+	// tps on a log axis when the cells differ by more than logSpread
+	// times; a second without a transaction sits on the axis' floor.
+	perCell := map[string][]float64{}
+	minTPS := math.Inf(1)
+	for _, cr := range runs {
+		for _, p := range cr.points {
+			if p.Phase == string(oltp.PhaseRun) {
+				perCell[cr.cell.Name] = append(perCell[cr.cell.Name], p.TPS)
+			}
+			if p.TPS > 0 {
+				minTPS = math.Min(minTPS, p.TPS)
+			}
+		}
+	}
+	logTPS := spread(perCell) > logSpread && !math.IsInf(minTPS, 1)
+	tpsFloor := 0.0
+	if logTPS {
+		tpsFloor = logFloor(minTPS)
+	}
 
 	// Shading first, so the lines are drawn over it.
 	var warmBand *bands
@@ -553,7 +572,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			value func(IntervalPoint) float64
 		}
 		pvs := []panelValue{
-			{tpsP, func(p IntervalPoint) float64 { return p.TPS }},
+			{tpsP, func(p IntervalPoint) float64 { return math.Max(p.TPS, tpsFloor) }},
 			{latP, func(p IntervalPoint) float64 {
 				if !(p.TPS > 0) || !(p.P95 > 0) {
 					return math.NaN() // nothing completed: no latency to show
@@ -626,6 +645,12 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 
 	tpsP.Y.Label.Text = "tps"
 	tpsP.Y.Min, tpsP.Y.Max = 0, math.Max(maxTPS*1.05, 1)
+	if logTPS {
+		tpsP.Y.Scale = plot.LogScale{}
+		tpsP.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		tpsP.Y.Min, tpsP.Y.Max = tpsFloor, maxTPS*1.3
+		tpsP.Y.Label.Text = "tps, log scale"
+	}
 	latP.Y.Label.Text = "p95 latency, ms"
 	latP.X.Label.Text = "seconds since the cell started (warm-up included)"
 	for _, sp := range extra {
@@ -667,6 +692,9 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	caption += "Warm-up dashed on grey."
 	if len(stallColors) > 0 {
 		caption += " Stalls found in the measured window shaded."
+	}
+	if logTPS {
+		caption += fmt.Sprintf(" tps on a log scale: the cells differ by more than %dx (a second without a transaction sits on the axis' floor).", logSpread)
 	}
 	caption += extraCaption
 	rows := make([][]*plot.Plot, len(panels))
@@ -847,6 +875,12 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	p.NominalY(names...)
 	p.X.Min = 0
 	p.X.Label.Text = "tps (median over the successful repeats)"
+	if bars.floor > 0 {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Min = bars.floor
+		p.X.Label.Text += ", log scale"
+	}
 	if repeated {
 		p.X.Label.Text += "; whiskers: min to max"
 	}
@@ -893,6 +927,19 @@ func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
 		bars.bars = append(bars.bars, b)
 		names = append(names, clip(s.Name, 60))
 	}
+	// A log axis when the cells differ by more than logSpread times: the
+	// bars start at the decade below the smallest.
+	perCell := map[string][]float64{}
+	lo := math.Inf(1)
+	for _, b := range bars.bars {
+		if b.runs > 0 && b.median > 0 {
+			perCell[strconv.Itoa(len(perCell))] = []float64{b.median}
+			lo = math.Min(lo, math.Min(b.median, b.lo))
+		}
+	}
+	if spread(perCell) > logSpread && lo > 0 && !math.IsInf(lo, 1) {
+		bars.floor = logFloor(lo)
+	}
 	return bars, names, repeated, len(ratios) > 0
 }
 
@@ -918,8 +965,12 @@ func (b hbar) label() string {
 	return label
 }
 
-// hbars draws the bars of tpsBarChart, their whiskers and values.
-type hbars struct{ bars []hbar }
+// hbars draws the bars of tpsBarChart, their whiskers and values; floor
+// > 0 is a log axis's bottom, where the bars start.
+type hbars struct {
+	bars  []hbar
+	floor float64
+}
 
 func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 	xmax = 1
@@ -929,6 +980,11 @@ func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 		if b.ratio != "" {
 			room = 1.7 // the ratio's text
 		}
+	}
+	if h.floor > 0 {
+		// The same share of the width for the labels, in decades.
+		decades := math.Log10(xmax / h.floor)
+		return h.floor, xmax * math.Pow(10, decades*(room-1)), -0.6, float64(len(h.bars)) - 0.4
 	}
 	return 0, xmax * room, -0.6, float64(len(h.bars)) - 0.4
 }
@@ -941,10 +997,10 @@ func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 		y := trY(b.y)
 		half := (trY(b.y+0.32) - trY(b.y-0.32)) / 2
 		if b.runs == 0 {
-			c.FillText(ts, vg.Point{X: trX(0) + vg.Points(4), Y: y}, "failed")
+			c.FillText(ts, vg.Point{X: trX(math.Max(h.floor, 0)) + vg.Points(4), Y: y}, "failed")
 			continue
 		}
-		x0, x1 := trX(0), trX(b.median)
+		x0, x1 := trX(h.floor), trX(math.Max(b.median, h.floor))
 		c.FillPolygon(b.color, []vg.Point{{X: x0, Y: y - half}, {X: x1, Y: y - half}, {X: x1, Y: y + half}, {X: x0, Y: y + half}})
 		end := x1
 		if b.runs > 1 && b.hi > b.lo {
@@ -978,6 +1034,7 @@ func seriesPanelSources() []seriesPanelSource {
 	return []seriesPanelSource{
 		ioPanels,   // plot.go: the mechanism next to the throughput
 		userPanels, // topology.go: [[observe.metric]] columns
+		readsPanel, // steady.go: reads from the disk, in runs with a cold start
 	}
 }
 

@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"image/color"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -140,3 +142,35 @@ func (g plotGroup) partSuffix() (title, name string) {
 	}
 	return fmt.Sprintf(" (%d of %d)", g.part, g.parts), fmt.Sprintf("-part%d", g.part)
 }
+
+// logSpread is the ratio beyond which cells share a log axis: on a linear
+// one a 43-tps cell lies flat on zero next to a 25,000-tps one.
+const logSpread = 10
+
+// spread is the ratio of the largest to the smallest per-cell median of
+// the positive values; 1 when fewer than two cells have one.
+func spread(perCell map[string][]float64) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, vs := range perCell {
+		var pos []float64
+		for _, v := range vs {
+			if v > 0 && !math.IsInf(v, 0) {
+				pos = append(pos, v)
+			}
+		}
+		if len(pos) == 0 {
+			continue
+		}
+		slices.Sort(pos)
+		m := pos[len(pos)/2]
+		lo, hi = math.Min(lo, m), math.Max(hi, m)
+	}
+	if hi <= 0 || math.IsInf(lo, 1) {
+		return 1
+	}
+	return hi / lo
+}
+
+// logFloor is the bottom of a log axis for values down to lo: the decade
+// at or below it.
+func logFloor(lo float64) float64 { return math.Pow(10, math.Floor(math.Log10(lo))) }

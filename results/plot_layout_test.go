@@ -163,3 +163,34 @@ func TestRepeatsFigure(t *testing.T) {
 		t.Error("a repeats figure for 2 repeats")
 	}
 }
+
+// The slow-disk mysqlslap run's shape: a 43-tps cell next to a
+// 25,000-tps one goes on a log axis, starting at the decade below the
+// smallest; cells 3x apart stay linear.
+func TestLogAxisWhenCellsDifferTenfold(t *testing.T) {
+	if s := spread(map[string][]float64{"a": {40, 43, 0, 45}, "b": {25000, 24000, 26000}}); s <= logSpread {
+		t.Errorf("spread of 43 and 25,000 tps = %.1f, want > %d", s, logSpread)
+	}
+	if s := spread(map[string][]float64{"a": {100, 110}, "b": {300, 330}}); s > logSpread {
+		t.Errorf("spread of 105 and 315 tps = %.1f, want <= %d", s, logSpread)
+	}
+	if s := spread(map[string][]float64{"a": {0, 0}, "b": {300}}); s != 1 {
+		t.Errorf("spread with one cell that has values = %.1f, want 1", s)
+	}
+	r := &Run{Experiment: "x"}
+	for i, tps := range []float64{43, 25000} {
+		r.Cells = append(r.Cells, Cell{Name: []string{"trx1", "trx2"}[i], Repeat: 1, Status: CellOK, Result: resultWithTPS(tps)})
+	}
+	bars, _, _, _ := tpsBars(r, newPalette(r))
+	if bars.floor != 10 {
+		t.Errorf("bar chart floor = %v, want 10 (the decade under 43)", bars.floor)
+	}
+	if _, err := tpsBarChart(r, newPalette(r)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resultWithTPS is a 10 s measured window at tps transactions a second.
+func resultWithTPS(tps float64) *oltp.Result {
+	return &oltp.Result{Events: int64(tps * 10), Elapsed: 10 * time.Second}
+}

@@ -130,47 +130,72 @@ func profileReport(dir string, r *Run) *ProfileReport {
 	for _, s := range sums {
 		byName[s.Name] = s
 	}
-	for _, s := range sums {
-		if !profiled(r, s.Name) || r.Baseline == "" {
-			continue
-		}
-		bname := BaselineFor(r.Baseline, s, sums)
-		if bname == "" || bname == s.Name || !profiled(r, bname) {
-			continue
-		}
-		b := byName[bname]
-		pc := ProfileComparison{Cell: s.Name, Baseline: bname}
-		if b.TPS > 0 && s.Runs > 0 {
-			pc.Measured = s.TPS / b.TPS
-		}
-		tw, tb := twinOf(s, sums), twinOf(b, sums)
-		if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
-			pc.Unprofiled = tw.TPS / tb.TPS
-		}
-		scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
-		bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
-		scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
-		bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
-		rep.Notes = append(rep.Notes, errs1...)
-		rep.Notes = append(rep.Notes, errs2...)
-		rep.Notes = append(rep.Notes, errs3...)
-		rep.Notes = append(rep.Notes, errs4...)
-		ddir := filepath.Join(ProfilesDir, fileSafe(s.Name))
-		if !scCPU.Empty() && !bCPU.Empty() {
-			p := profile.Predict(bCPU, scCPU)
-			pc.CPU = &p
-			pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-baseline-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
-		}
-		if !scOff.Empty() && !bOff.Empty() {
-			pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-baseline-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
-			if !scCPU.Empty() && !bCPU.Empty() {
-				p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
-				pc.Both = &p
+	seen := map[[2]string]bool{}
+	if r.Baseline != "" {
+		for _, s := range sums {
+			if !profiled(r, s.Name) {
+				continue
 			}
+			bname := BaselineFor(r.Baseline, s, sums)
+			if bname == "" || bname == s.Name || !profiled(r, bname) {
+				continue
+			}
+			seen[[2]string{s.Name, bname}] = true
+			rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, s, byName[bname], sums, "baseline", rep))
 		}
-		rep.Comparisons = append(rep.Comparisons, pc)
+	}
+	// Each adjacent pair of an expected ordering ("b1e1 < b0e1 < b0e0":
+	// b0e1 against b1e1, b0e0 against b0e1), the faster against the
+	// slower, when the baseline comparisons did not make it already.
+	for _, p := range linkedPairs(r, nil) {
+		if seen[[2]string{p.cell, p.ref}] || seen[[2]string{p.ref, p.cell}] || !profiled(r, p.cell) || !profiled(r, p.ref) {
+			continue
+		}
+		seen[[2]string{p.cell, p.ref}] = true
+		ref := byName[p.ref]
+		rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, byName[p.cell], ref, sums, fileSafe(ref.Scenario), rep))
 	}
 	return rep
+}
+
+// profileComparison predicts cell s against cell b from their profiles,
+// beside the measured ratios; its differential graphs are named
+// diff-vs-<vs>-cpu.svg and -offcpu.svg in s's directory.
+func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs string, rep *ProfileReport) ProfileComparison {
+	bname := b.Name
+	pc := ProfileComparison{Cell: s.Name, Baseline: bname}
+	if b.TPS > 0 && s.Runs > 0 {
+		pc.Measured = s.TPS / b.TPS
+	}
+	tw, tb := twinOf(s, sums), twinOf(b, sums)
+	if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
+		pc.Unprofiled = tw.TPS / tb.TPS
+	}
+	scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
+	bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
+	scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
+	bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
+	rep.Notes = append(rep.Notes, errs1...)
+	rep.Notes = append(rep.Notes, errs2...)
+	rep.Notes = append(rep.Notes, errs3...)
+	rep.Notes = append(rep.Notes, errs4...)
+	ddir := filepath.Join(ProfilesDir, fileSafe(s.Name))
+	if vs == "" {
+		vs = "ref"
+	}
+	if !scCPU.Empty() && !bCPU.Empty() {
+		p := profile.Predict(bCPU, scCPU)
+		pc.CPU = &p
+		pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
+	}
+	if !scOff.Empty() && !bOff.Empty() {
+		pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
+		if !scCPU.Empty() && !bCPU.Empty() {
+			p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
+			pc.Both = &p
+		}
+	}
+	return pc
 }
 
 // twinOf finds a profiled cell's unprofiled twin: the same scenario and
@@ -285,8 +310,9 @@ func writeProfiles(w io.Writer, r *Run) {
 	fmt.Fprintf(w, "\n## Profiles: where the time goes\n\n")
 	if pr := r.Profiles; pr != nil && len(pr.Comparisons) > 0 {
 		fmt.Fprintf(w, "### Predicted against measured\n\n")
-		fmt.Fprintf(w, "The share of the baseline's time in call paths the scenario no longer spends time in "+
-			"(held at least %.1f%% of the baseline's time, and less than a tenth of that share in the scenario), "+
+		fmt.Fprintf(w, "Each scenario against the baseline, and each adjacent pair of an expected ordering (the faster against the slower, in vs). "+
+			"The share of vs's time in call paths the cell no longer spends time in "+
+			"(held at least %.1f%% of vs's time, and less than a tenth of that share in the cell), "+
 			"the tps ratio that removing that time predicts (1 / (1 - share), for a closed loop whose transactions take the profiled time), "+
 			"and the measured ratio: under the profiler, and between the unprofiled twins. "+
 			"Threads: the connection threads' time when both profiles have them.\n\n", 100*profile.MinGoneShare)
@@ -523,4 +549,62 @@ func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how stri
 	default:
 		fmt.Fprintf(w, "\nThe cost does not differ between cells by more than the noise (with/without spans %.3f; the repeats of one cell spread ±%.3f).\n", spread, noise)
 	}
+}
+
+// profileLinkedLines are the Conclusion's lines of the profile
+// predictions: per comparison (each scenario against the baseline, each
+// adjacent pair of an expected ordering), the ratio the time gone from the
+// profiles predicts against the measured one, and whether it accounts for
+// it. The on+off-CPU prediction when there is one (a wait for an fsync is
+// off-CPU), else the on-CPU one; the unprofiled twins' ratio when they
+// ran (the profiler slows cells unequally), else the profiled cells'.
+func profileLinkedLines(r *Run) []string {
+	if r.Profiles == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range r.Profiles.Comparisons {
+		p, time := c.Both, "on+off-CPU"
+		if p == nil {
+			p, time = c.CPU, "on-CPU"
+		}
+		measured, which := c.Unprofiled, "unprofiled twins"
+		if measured <= 0 {
+			measured, which = c.Measured, "profiled cells"
+		}
+		if p == nil || measured <= 0 {
+			continue
+		}
+		line := fmt.Sprintf("%s against %s, from the profiles (%s time): %.1f%% of %s's time is in call paths %s no longer runs%s, which predicts %.2fx; measured %.2fx (%s)",
+			c.Cell, c.Baseline, time, 100*p.Share, c.Baseline, c.Cell, goneBrief(p.Gone), p.Ratio, measured, which)
+		switch q := p.Ratio / measured; {
+		case math.Abs(measured-1) < linkedEqualTPS && math.Abs(p.Ratio-1) < linkedEqualTPS:
+			line += ": no difference, and none predicted"
+		case math.Abs(measured-1) < linkedEqualTPS:
+			line += ": no difference measured, so the time gone was not on the transactions' path"
+		case q >= 0.85 && q <= 1/0.85:
+			line += ": the time gone accounts for the difference"
+		case q < 0.85:
+			line += fmt.Sprintf(": the time gone accounts for part of it (%.0f%% of the measured change, in log terms); the rest is time spent differently, not gone", 100*math.Log(p.Ratio)/math.Log(measured))
+		default:
+			line += ": the time gone predicts more than was measured (other work took part of its place)"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// goneBrief names the largest gone frames: " (binlog_sync 40%, ...)".
+func goneBrief(g []profile.Gone) string {
+	if len(g) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, x := range g {
+		if i == 2 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", x.Frame, 100*x.Share))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -14,7 +14,7 @@ import (
 const plotsNote = "plots: "
 
 // Regenerate re-renders a stored results directory's reports from run.json
-// and intervals.csv: summary.md, results.txt and the plots, each file
+// and intervals.csv: summary.md, results.txt, report.html and the plots, each file
 // replaced atomically. `benchmatrix report DIR` runs it.
 func Regenerate(dir string) error {
 	r, err := ReadRun(dir)
@@ -24,9 +24,9 @@ func Regenerate(dir string) error {
 	return writeReports(dir, r)
 }
 
-// writeReports draws the plots, then writes summary.md and results.txt. A
-// plot that cannot be drawn does not cost the summary: summary.md says why
-// instead.
+// writeReports draws the plots, then writes summary.md, results.txt and
+// report.html. A plot that cannot be drawn does not cost the summary:
+// summary.md says why instead.
 func writeReports(dir string, r *Run) error {
 	md := r
 	if _, err := WritePlots(dir, r); err != nil {
@@ -46,7 +46,10 @@ func writeReports(dir string, r *Run) error {
 	if err := WriteBenchFormat(&b, r); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, BenchFile), b.Bytes())
+	if err := writeFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
+		return err
+	}
+	return WriteHTML(dir, md) // html.go: report.html
 }
 
 // writePlotsSection is summary.md's "Plots" section: links to the figures

@@ -130,14 +130,7 @@ func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
 	if err := r.restartIfNeeded(ctx, c, res); err != nil {
 		return err
 	}
-	if r.planned(c, res).Cold && !res.Restarted { // change.go
-		fmt.Fprintf(r.log, "    restart for a cold start\n")
-		if err := r.restart(ctx, r.srv.Startup()); err != nil {
-			return fmt.Errorf("cold restart: %w", err)
-		}
-		res.Restarted = true
-	}
-	res.Change.Cold = r.planned(c, res).Cold
+	res.Change.Cold = r.planned(c, res).Cold // change.go
 	// The cell's globals are set before the data is loaded (prepare may
 	// need them: max_connections for many loader threads) and again after
 	// it, since a snapshot restore restarts the server.
@@ -147,10 +140,17 @@ func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
 	if err := r.ensureData(ctx, cr, c.Workload); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if res.Data != "restored" && res.Data != "cached" { // cached: a dataHook's restore (datacache.go)
-		return nil
+	if res.Data == "restored" || res.Data == "cached" { // cached: a dataHook's restore (datacache.go)
+		if err := r.configure(ctx, c, res); err != nil {
+			return err
+		}
 	}
-	return r.configure(ctx, c, res)
+	if c.Policy.Cold && (res.Change.Cold || res.Change.Start) {
+		// A cold start once the data is in place (coldstart.go); a new
+		// server that loaded its data is no colder than a reused one.
+		return r.coldStart(ctx, c, cr)
+	}
+	return nil
 }
 
 // measure is the prewarm, drain, warm-up, measure and collect phases: the
@@ -503,7 +503,15 @@ func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Optio
 	var tps []float64
 	steady := false
 	r.cfg.Progress.Phase("warm-up until steady")
-	fmt.Fprintf(r.log, "    warm-up until steady (at most %s)\n", limit)
+	fmt.Fprintf(r.log, "    warm-up until steady (at most %s): %s\n", limit, results.DefaultSettleRule)
+	var reads *poolReads // warmup.go: the buffer pool's misses per second, beside tps
+	if r.srv != nil {
+		db := r.openDB("")
+		db.SetMaxOpenConns(1)
+		defer db.Close()
+		reads = startPoolReads(wctx, db)
+		defer reads.close()
+	}
 	_, err := r.cfg.Workload.Run(wctx, cfg, o, func(iv oltp.Interval) {
 		iv.Phase = oltp.PhaseWarmup
 		hear(iv)
@@ -511,7 +519,7 @@ func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Optio
 		if s := iv.Seconds(); s > 0 {
 			tps = append(tps, float64(iv.Events)/s)
 		}
-		if !steady && Steady(tps, SteadyWindow, SteadyTolerance) {
+		if !steady && Steady(results.DefaultSettleRule, tps, reads.series()) {
 			steady = true
 			cancel()
 		}

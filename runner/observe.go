@@ -172,6 +172,7 @@ func (w *watch) stop(ctx context.Context) {
 		if len(runRows) == len(tps) {
 			res.StallEvidence = observe.MovedAtOnsets(runRows, rep.Episodes)
 			w.nodeEvidence(runRows, rep.Episodes) // topology.go
+			res.StallCauses = w.stallCauses(ctx, runRows, rep.Episodes)
 		}
 		if w.r.m.Inject != nil {
 			// Onsets on the cell's clock: the start of the episode's first
@@ -208,4 +209,25 @@ func (w *watch) stop(ctx context.Context) {
 			res.ObserveNotes = append(res.ObserveNotes, "table sizes after: "+err.Error())
 		}
 	}
+	results.ObserveWarmth(res, observe.Columns(), results.DefaultSettleRule) // the time to a steady state, the data against memory
+}
+
+// stallCauses is each stall's likely cause (observe/stall_cause.go), with
+// the redo log's capacity and the cell's disk limits.
+func (w *watch) stallCauses(ctx context.Context, rows []observe.Row, episodes []observe.Episode) []string {
+	if len(episodes) == 0 {
+		return nil
+	}
+	l := w.c.Limits
+	cx := observe.CauseContext{WriteIOPS: float64(l.DiskWriteIOPS), ReadIOPS: float64(l.DiskReadIOPS),
+		WriteKBps: float64(l.DiskWriteBPS) / 1024, ReadKBps: float64(l.DiskReadBPS) / 1024}
+	if kb, err := observe.LogCapacityKB(ctx, w.db); err == nil {
+		cx.LogCapacityKB = kb
+	}
+	names := append(observe.Columns(), topologyColumns(w.r.plan)...)
+	var out []string
+	for _, c := range observe.LikelyCauses(names, rows, episodes, cx) {
+		out = append(out, c.Text())
+	}
+	return out
 }

@@ -218,6 +218,17 @@ cold = [false, true]
 		if warmups < SteadyWindow || runs == 0 {
 			t.Errorf("%s: %d warm-up and %d measured intervals", c.Name, warmups, runs)
 		}
+		// The automatic warm-up ended by the settling rule that records
+		// the cell's time to a steady state (results/steady.go).
+		if c.Steady == nil || c.WarmupSteady && (!c.Steady.AutoWarmup || c.Steady.AutoSeconds != c.WarmupSeconds) {
+			t.Errorf("%s: steady state %+v (warm-up %.1f s, steady %v)", c.Name, c.Steady, c.WarmupSeconds, c.WarmupSteady)
+		}
+	}
+	if cs := cold.ColdStart; cs == nil || !cs.Restarted || !cs.PageCache || cs.Files == 0 {
+		t.Errorf("cold: cold start %+v", cs)
+	}
+	if warm.ColdStart != nil {
+		t.Errorf("warm: cold start %+v", warm.ColdStart)
 	}
 	ivs := readCSV(t, dir+"/"+results.IntervalsFile)
 	last := -1.0

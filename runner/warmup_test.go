@@ -1,27 +1,41 @@
 package runner
 
-import "testing"
+import (
+	"testing"
+
+	"benchmatrix/results"
+)
 
 func TestSteady(t *testing.T) {
 	t.Parallel()
-	flat := []float64{100, 101, 99, 100, 100, 101, 100, 99, 100, 100}
-	climbing := []float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100}
-	slowClimb := []float64{100, 101, 102, 103, 104, 110, 111, 112, 113, 114}
-	noisy := []float64{100, 50, 150, 100, 60, 140, 100, 40, 160, 100}
+	rule := results.DefaultSettleRule
+	flat := make([]float64, 20)
+	for i := range flat {
+		flat[i] = 100 + float64(i%3) - 1
+	}
+	climbing := make([]float64, 20)
+	for i := range climbing {
+		climbing[i] = float64(10 * (i + 1))
+	}
+	ramp := append([]float64{5, 20, 60}, flat...)
+	readsFalling := []float64{900, 800, 700, 600, 500, 400, 300, 200, 100, 50, 20, 10, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5}
+	readsStillFalling := []float64{900, 880, 860, 840, 820, 800, 780, 760, 740, 720, 700, 680, 660, 640, 620, 600, 580, 560, 540, 520}
 	for _, c := range []struct {
-		name string
-		tps  []float64
-		want bool
+		name   string
+		series [][]float64
+		want   bool
 	}{
-		{"flat", flat, true},
-		{"too short", flat[:9], false},
-		{"climbing", climbing, false},
-		{"slow climb between windows", slowClimb, false},
-		{"noisy", noisy, false},
-		{"zeros", make([]float64, 10), false},
-		{"steady after ramp", append([]float64{5, 20, 60}, flat...), true},
+		{"flat", [][]float64{flat}, true},
+		{"too short for window and hold", [][]float64{flat[:14]}, false},
+		{"climbing", [][]float64{climbing}, false},
+		{"steady after a ramp", [][]float64{ramp}, true},
+		{"zeros", [][]float64{make([]float64, 20)}, true},
+		{"nothing", nil, false},
+		{"tps steady, reads still falling", [][]float64{flat, readsStillFalling}, false},
+		{"tps steady, reads fell to a level", [][]float64{ramp, readsFalling}, true},
+		{"an empty reads series is left out", [][]float64{ramp, nil}, true},
 	} {
-		if got := Steady(c.tps, SteadyWindow, SteadyTolerance); got != c.want {
+		if got := Steady(rule, c.series...); got != c.want {
 			t.Errorf("%s: Steady = %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ensure-deps.sh server [sysbench] [slap] [perf] [galera]: make sure the programs benchmatrix needs
+# ensure-deps.sh server [sysbench] [slap] [perf] [galera] [chromium]: make sure the programs benchmatrix needs
 # are installed. On Debian/Ubuntu as root it installs the missing packages;
 # elsewhere it says exactly what to install and fails.
 set -euo pipefail
@@ -20,6 +20,8 @@ for want in "$@"; do
       # the wsrep provider for [topology] kind = "galera" (topology/galera.go), and rsync for its state transfer
       [ -e /usr/lib/galera/libgalera_smm.so ] || missing_pkgs+=(galera-4)
       command -v rsync >/dev/null 2>&1 || missing_pkgs+=(rsync) ;;
+    chromium) # the HTML report's browser test (results/htmlreport): headless Chromium
+      command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing_pkgs+=(chromium) ;;
     slap)
       command -v mariadb-slap >/dev/null 2>&1 || command -v mysqlslap >/dev/null 2>&1 || missing_pkgs+=(mariadb-client) ;;
     *) echo "ensure-deps.sh: unknown dependency $want" >&2; exit 2 ;;

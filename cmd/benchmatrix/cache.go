@@ -131,7 +131,7 @@ func cacheRemove(dir string, ids []string, stdout, stderr io.Writer) int {
 	for _, id := range ids {
 		if err := c.Remove(id); err != nil {
 			fmt.Fprintf(stderr, "benchmatrix cache rm: %v\n", err)
-			if errors.Is(err, cache.ErrNotFound) {
+			if errors.Is(err, cache.ErrNotFound) || errors.Is(err, cache.ErrBadID) {
 				code = max(code, exitcode.Usage)
 			} else {
 				code = exitcode.Failure

@@ -46,6 +46,9 @@ func TestCacheCommands(t *testing.T) {
 	if code, _, errs := run("rm", "--dir", dir, "0000000000000000"); code != exitcode.Usage || !strings.Contains(errs, "no such cache entry") {
 		t.Fatalf("rm of an unknown id: %d %s", code, errs)
 	}
+	if code, _, errs := run("rm", "--dir", dir, "../etc"); code != exitcode.Usage || !strings.Contains(errs, "not a cache entry id") {
+		t.Fatalf("rm of a malformed id: %d %s", code, errs)
+	}
 	if code, out, _ := run("rm", "--dir", dir, ids[0]); code != exitcode.OK || !strings.Contains(out, "removed "+ids[0]) {
 		t.Fatalf("rm: %d %s", code, out)
 	}

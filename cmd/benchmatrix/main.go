@@ -44,12 +44,13 @@ Usage:
   benchmatrix k8s MANIFEST --shards N --image IMG   print a Kubernetes Indexed Job; k8s collect -o DIR [LOG...]
   benchmatrix swarm MANIFEST --shards N -o DIR [--image IMG] [--timeout D]   shards as Docker Swarm jobs, merged
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
-  benchmatrix report DIR
-  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown]
+  benchmatrix report DIR [--html]
+  benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown] [--html OUT]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
   benchmatrix cache ls|rm ID...|prune [--max-size SIZE] [--dir DIR]   prepared data kept across runs
+  benchmatrix history add|check|show|list|rm   runs over time, change points, trends (run --history[=PATH|DSN])
   benchmatrix version
 `
 
@@ -67,16 +68,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(exitcode.Failure)
 	}
-	ctx, stop := signalContext()
+	ctx, stop := signalContext(interruptNote(argv[1:]))
 	code := dispatch(ctx, argv[1:], os.Stdout, os.Stderr)
 	stop()
 	server.Cleanup()
 	os.Exit(code)
 }
 
+// interruptNote is what the first interrupt says the command will do.
+func interruptNote(args []string) string {
+	cmd := ""
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "run", "swarm-task", "k8s-task", "swarm", "k8s":
+		return "stopping the current cell and keeping finished results"
+	case "oltp":
+		return "stopping the benchmark and reporting what it measured"
+	case "slap":
+		return "stopping the benchmark"
+	default:
+		return "stopping"
+	}
+}
+
 // signalContext cancels on the first SIGINT or SIGTERM (a graceful stop
 // that keeps results); the second kills every sandbox and exits at once.
-func signalContext() (context.Context, func()) {
+func signalContext(note string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -85,7 +104,7 @@ func signalContext() (context.Context, func()) {
 		for range ch {
 			n++
 			if n == 1 {
-				fmt.Fprintln(os.Stderr, "\nbenchmatrix: interrupted; stopping the current cell and keeping finished results (interrupt again to quit at once)")
+				fmt.Fprintf(os.Stderr, "\nbenchmatrix: interrupted; %s (interrupt again to quit at once)\n", note)
 				cancel()
 				continue
 			}
@@ -130,6 +149,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdRestore(ctx, args[1:], stdout, stderr)
 	case "cache":
 		return cmdCache(args[1:], stdout, stderr) // cache.go
+	case "history":
+		return cmdHistory(ctx, args[1:], stdout, stderr) // history.go
 	case "version", "--version":
 		fmt.Fprintf(stdout, "benchmatrix %s\n", version.Version)
 		return exitcode.OK
@@ -227,6 +248,14 @@ func (l *dsnList) Set(s string) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	args, hist, err := takeRunHistory(args) // history.go: --history[=PATH|DSN], --label
+	if err == nil {
+		err = hist.open(ctx) // a bad history fails before the run, not after it
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitcode.Of(err)
+	}
 	var req runner.Request
 	var quiet bool
 	fs, apply := runFlags(stderr, &req, &quiet)
@@ -268,6 +297,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if _, serr := os.Stat(filepath.Join(cfg.OutDir, results.RunFile)); serr == nil {
 		fmt.Fprintf(stderr, "results: %s\n", cfg.OutDir)
+		if herr := hist.record(ctx, cfg.OutDir, stderr); herr != nil && err == nil {
+			err = herr
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "benchmatrix: %v\n", err)
@@ -313,17 +345,33 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	htmlOnly := fs.Bool("html", false, "write only report.html (the other reports are left as they are)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitcode.Usage
+	}
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "benchmatrix report: want one results directory")
 		return exitcode.Usage
 	}
-	run, err := results.ReadRun(args[0])
+	dir := pos[0]
+	run, err := results.ReadRun(dir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Usage
 	}
-	// Tables, results.txt and plots again from the stored results.
-	if err := results.Regenerate(args[0]); err != nil {
+	if *htmlOnly {
+		if err := results.RegenerateHTML(dir); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(dir, results.ReportFile))
+		return exitcode.OK
+	}
+	// Tables, results.txt, report.html and plots again from the stored results.
+	if err := results.Regenerate(dir); err != nil {
 		fmt.Fprintf(stderr, "benchmatrix report: %v\n", err)
 		return exitcode.Failure
 	}
@@ -331,7 +379,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
 	}
-	fmt.Fprintf(stderr, "regenerated %s\n", filepath.Join(args[0], results.SummaryFile))
+	fmt.Fprintf(stderr, "regenerated %s and %s\n", filepath.Join(dir, results.SummaryFile), filepath.Join(dir, results.ReportFile))
 	return exitcode.OK
 }
 
@@ -346,6 +394,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.Threshold, "threshold", opt.Threshold, "a regression is significant and worse than this many percent")
 	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
@@ -376,6 +425,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if err := results.WriteComparison(stdout, cmp, *markdown); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitcode.Failure
+	}
+	if *htmlOut != "" {
+		if err := results.WriteCompareHTML(*htmlOut, pos[0], pos[1], runs[0], runs[1], cmp); err != nil {
+			fmt.Fprintf(stderr, "benchmatrix compare: %s: %v\n", *htmlOut, err)
+			return exitcode.Failure
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *htmlOut)
 	}
 	if len(cmp.Regressed()) > 0 {
 		return exitcode.Regression

@@ -525,3 +525,19 @@ func TestSIGKILLLeavesNoContainer(t *testing.T) {
 		t.Fatalf("container %s outlived a SIGKILLed benchmatrix", left)
 	}
 }
+
+// The first interrupt says what the command will do: only a run has cells.
+func TestInterruptNoteNamesWhatStops(t *testing.T) {
+	for args, want := range map[string]string{
+		"run":     "current cell",
+		"oltp":    "reporting what it measured",
+		"slap":    "stopping the benchmark",
+		"compare": "stopping",
+		"":        "stopping",
+	} {
+		got := interruptNote(strings.Fields(args))
+		if !strings.Contains(got, want) || (args != "run" && strings.Contains(got, "cell")) {
+			t.Errorf("%q: %q, want %q", args, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package parts
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"benchmatrix/catalog"
 )
@@ -70,6 +71,9 @@ type LimitBinding struct {
 // Binding is what each limit in force did to a cell's server.
 type Binding struct {
 	Limits []LimitBinding `json:"limits"`
+	// Data is the workload's data against the memory that could hold it,
+	// and what reached the disk in the measured window (AssessData).
+	Data *DataMemory `json:"data,omitempty"`
 }
 
 // Unbound are the keys of the limits measured and found not to bind.
@@ -237,4 +241,115 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// DataMemory is the data against memory: the workload tables' size against
+// the buffer pool (InnoDB) or the page cache a memory limit leaves (other
+// engines, whose data the OS caches), and what the server read from the
+// disk in the measured window. A preset that stands for a small machine
+// creates memory pressure only when the data does not fit.
+type DataMemory struct {
+	Engine      string  `json:"engine"`
+	DataBytes   int64   `json:"data_bytes"`   // data + indexes of the workload tables
+	PoolBytes   int64   `json:"pool_bytes"`   // innodb_buffer_pool_size; 0 when unknown
+	MemoryLimit int64   `json:"memory_limit"` // the server's memory limit; 0 for none
+	Ratio       float64 `json:"ratio"`        // DataBytes over what holds it (pool, or memory limit)
+	// Fits: the data fits what holds it (InnoDB: the buffer pool; other
+	// engines: the memory limit's page cache).
+	Fits bool `json:"fits"`
+	// ServerReadsS and ServerReadKBs are the server's own reads from its
+	// cgroup (mean per second over the measured window); PoolReadsS the
+	// buffer pool's misses (Innodb_buffer_pool_reads per second). The
+	// Measured flags say whether the counters had values.
+	ServerReadsS       float64 `json:"server_reads_s"`
+	ServerReadKBs      float64 `json:"server_read_kb_s"`
+	ServerReadMeasured bool    `json:"server_reads_measured"`
+	PoolReadsS         float64 `json:"pool_reads_s"`
+	PoolReadsMeasured  bool    `json:"pool_reads_measured"`
+	// Sizes says the sizes alone; Text adds what reached the disk.
+	Sizes string `json:"sizes"`
+	Text  string `json:"text"`
+}
+
+// NoDiskReads is the mean reads per second under which reads are said
+// never to have reached the disk (a few metadata reads a second).
+const NoDiskReads = 1.0
+
+// AssessData is a pure function of the sizes and the measured seconds'
+// read counters (NaN where a second has none): reads and readKB are the
+// server's cgroup reads and KiB read per second, poolReads the buffer
+// pool's misses per second.
+func AssessData(engine string, data, pool, memLimit int64, reads, readKB, poolReads []float64) DataMemory {
+	d := DataMemory{Engine: engine, DataBytes: data, PoolBytes: pool, MemoryLimit: memLimit}
+	if n := count(reads); n > 0 {
+		d.ServerReadMeasured = true
+		d.ServerReadsS, d.ServerReadKBs = mean(reads), mean(readKB)
+	}
+	if n := count(poolReads); n > 0 {
+		d.PoolReadsMeasured = true
+		d.PoolReadsS = mean(poolReads)
+	}
+	holder, what := pool, fmt.Sprintf("the %s buffer pool", sizeText(pool))
+	if engine != "" && engine != "innodb" {
+		holder, what = memLimit, fmt.Sprintf("the page cache of the %s memory limit", sizeText(memLimit))
+	}
+	mib := float64(data) / (1 << 20)
+	switch {
+	case data <= 0:
+		d.Text = "data size unknown"
+		return d
+	case holder <= 0:
+		d.Text = fmt.Sprintf("the data (%.0f MiB); no %s to compare it with", mib, map[bool]string{true: "buffer pool size", false: "memory limit"}[engine == "" || engine == "innodb"])
+		return d
+	}
+	d.Ratio = float64(data) / float64(holder)
+	d.Fits = data <= holder
+	if d.Fits {
+		d.Text = fmt.Sprintf("the data (%.0f MiB) fits %s", mib, what)
+	} else {
+		d.Text = fmt.Sprintf("the data (%.0f MiB) is %.1fx %s", mib, d.Ratio, what)
+	}
+	if memLimit > 0 && (engine == "" || engine == "innodb") {
+		d.Text += fmt.Sprintf(" (%.0f%% of the %s memory limit)", 100*float64(data)/float64(memLimit), sizeText(memLimit))
+	}
+	d.Sizes = d.Text
+	d.Text += "; " + d.ReadsText()
+	return d
+}
+
+// ReadsText says what reached the disk in the measured window.
+func (d DataMemory) ReadsText() string {
+	var parts []string
+	if d.ServerReadMeasured {
+		if d.ServerReadsS < NoDiskReads {
+			parts = append(parts, fmt.Sprintf("reads never reached the disk (the server's cgroup read %.1f/s)", d.ServerReadsS))
+		} else {
+			parts = append(parts, fmt.Sprintf("the server read %.0f/s from the disk (%s)", d.ServerReadsS, rateText(d.ServerReadKBs*1024, true)))
+		}
+	}
+	if d.PoolReadsMeasured && (d.Engine == "" || d.Engine == "innodb") {
+		parts = append(parts, fmt.Sprintf("buffer pool misses %.0f/s", d.PoolReadsS))
+	}
+	if len(parts) == 0 {
+		return "reads from the disk not measured (the server has no cgroup of its own)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func count(xs []float64) int {
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			n++
+		}
+	}
+	return n
+}
+
+// sizeText prints a size as a manifest would ("512M"), or in MiB.
+func sizeText(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return catalog.FormatBytes(n)
+	}
+	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
