@@ -41,6 +41,12 @@ type TopologyKind struct {
 	SemiSync bool
 	// FirstNode names node 1 in messages ("primary", "first writer").
 	FirstNode string
+	// Modes are the values of [topology] mode, the default first; none
+	// when the kind has no mode.
+	Modes []string
+	// Needs says what the kind needs that a MariaDB server lacks ("" when
+	// MariaDB runs it): refused before a node starts.
+	Needs string
 }
 
 // MaxTopologyNodes bounds a topology: the servers all run on this machine.
@@ -51,6 +57,14 @@ const (
 	TopologySingle   = "single"
 	TopologyReplicas = "replicas"
 	TopologyGalera   = "galera"
+	TopologyGroup    = "group"
+)
+
+// Group replication modes: one member takes writes (the others are read
+// only) or every member does (group_replication_single_primary_mode).
+const (
+	GroupSinglePrimary = "single-primary"
+	GroupMultiPrimary  = "multi-primary"
 )
 
 // topologyKinds is every kind, in one table.
@@ -67,6 +81,12 @@ var topologyKinds = map[string]TopologyKind{
 	TopologyGalera: {Name: TopologyGalera, SizeKey: "nodes", DefaultSize: 3, MinSize: 2, MaxSize: MaxTopologyNodes,
 		SizeNoun: "nodes in a Galera cluster", Nodes: func(n int) int { return n }, MultiWriter: true, FlowControl: true,
 		FirstNode: "first writer", Role: func(int) Role { return RoleGalera }},
+	// MySQL group replication (from MySQL's documentation: topology/group.go).
+	TopologyGroup: {Name: TopologyGroup, SizeKey: "nodes", DefaultSize: 3, MinSize: 2, MaxSize: MaxTopologyNodes,
+		SizeNoun: "members in a replication group", Nodes: func(n int) int { return n }, MultiWriter: true,
+		FirstNode: "bootstrapping member", Role: func(int) Role { return RoleGroup },
+		Modes: []string{GroupSinglePrimary, GroupMultiPrimary},
+		Needs: "MySQL's own mysqld (5.7.17+, 8.0 or 8.4) with its group_replication plugin: MariaDB has no group replication"},
 }
 
 // LookupTopology finds a kind by name; "" is single.

@@ -22,6 +22,7 @@ import (
 //	replicas = 2           # replicas: a primary and this many GTID replicas
 //	semi_sync = true       # replicas: semi-synchronous
 //	fc_limit = 16          # galera: gcs.fc_limit on every node
+//	mode = "multi-primary" # group: single-primary (default) | multi-primary
 //
 // kind (as "topology"), nodes, replicas, semi_sync and fc_limit can vary as
 // scenario or axis keys too.
@@ -31,6 +32,7 @@ const (
 	TopologySingle   = catalog.TopologySingle
 	TopologyReplicas = catalog.TopologyReplicas
 	TopologyGalera   = catalog.TopologyGalera
+	TopologyGroup    = catalog.TopologyGroup
 )
 
 // MaxNodes bounds a topology: the servers all run on this machine.
@@ -45,6 +47,9 @@ type Topology struct {
 	// FCLimit is Galera's gcs.fc_limit, set on every node (0: the
 	// provider's default).
 	FCLimit int `json:"fc_limit,omitempty"`
+	// Mode is a replication group's mode (catalog.GroupSinglePrimary or
+	// GroupMultiPrimary); "" for other kinds.
+	Mode string `json:"mode,omitempty"`
 	// Writers is where the workload's connections go: "one" (node 1, the
 	// default) or "all" (Galera: connection i to node i mod N).
 	Writers string `json:"writers,omitempty"`
@@ -97,6 +102,12 @@ func (t *Topology) withDefaults() {
 	if k := t.Describe(); k.SizeKey != "" && t.size() == 0 {
 		t.setSize(k.DefaultSize)
 	}
+	switch k := t.Describe(); {
+	case len(k.Modes) == 0:
+		t.Mode = "" // a cell whose scenario made it another kind
+	case t.Mode == "":
+		t.Mode = k.Modes[0]
+	}
 }
 
 // IsCluster reports whether the topology has more than one server.
@@ -107,6 +118,9 @@ func (t *Topology) IsCluster() bool { return t != nil && t.Describe().SizeKey !=
 func (t *Topology) Key() string {
 	if !t.IsCluster() {
 		return TopologySingle
+	}
+	if t.Mode != "" {
+		return fmt.Sprintf("%s/%d/%s", t.Kind, t.NodeCount(), t.Mode)
 	}
 	return fmt.Sprintf("%s/%d/semi=%v", t.Kind, t.NodeCount(), t.SemiSync)
 }
@@ -152,7 +166,7 @@ type Event struct {
 }
 
 // topologyKeys are the keys that can vary as scenario or axis keys.
-var topologyKeys = map[string]bool{"topology": true, "nodes": true, "replicas": true, "semi_sync": true, "fc_limit": true}
+var topologyKeys = map[string]bool{"topology": true, "nodes": true, "replicas": true, "semi_sync": true, "fc_limit": true, "mode": true}
 
 // IsTopologyKey reports whether a parameter belongs to the topology.
 func IsTopologyKey(name string) bool { return topologyKeys[name] }
@@ -192,9 +206,15 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 			continue
 		}
 		switch k {
-		case "kind", "writers":
+		case "kind", "writers", "mode":
 			if _, isStr := t[k].(string); !isStr {
 				d.problem(key, "want a string")
+				continue
+			}
+			if k == "mode" {
+				if err := setTopology(top, k, p.Value); err != nil {
+					d.problem(key, "%v", err)
+				}
 				continue
 			}
 			if k == "writers" {
@@ -212,12 +232,19 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 				d.problem(key, "%v", err)
 			}
 		default:
-			d.problem(key, "unknown key (known: kind, nodes, replicas, semi_sync, fc_limit, writers)")
+			d.problem(key, "unknown key (known: kind, nodes, replicas, semi_sync, fc_limit, writers, mode)")
 		}
+	}
+	if top.Mode != "" && len(top.Describe().Modes) == 0 {
+		d.problem("topology.mode", "mode is a replication group's (kind = %q); a %s topology has none", TopologyGroup, top.Kind)
+		top.Mode = ""
 	}
 	top.withDefaults()
 	if top.Writers == "all" && !top.Describe().MultiWriter {
 		d.problem("topology.writers", "writers = \"all\" is for Galera (every node takes writes); a %s topology writes on its %s only", top.Kind, top.Describe().FirstNode)
+	}
+	if top.Writers == "all" && top.Mode == catalog.GroupSinglePrimary {
+		d.problem("topology.writers", "writers = \"all\" needs mode = %q: in a single-primary group only the primary (node 1) takes writes", catalog.GroupMultiPrimary)
 	}
 	m.Topology = top
 }
@@ -268,6 +295,15 @@ func setTopology(t *Topology, name, value string) error {
 			return err
 		}
 		t.SemiSync = b
+	case "mode":
+		k, _ := catalog.LookupTopology(TopologyGroup)
+		for _, m := range k.Modes {
+			if value == m {
+				t.Mode = value
+				return nil
+			}
+		}
+		return fmt.Errorf("a replication group's mode is %s, not %q", strings.Join(k.Modes, " or "), value)
 	default:
 		return fmt.Errorf("%q is not a topology key", name)
 	}
@@ -594,6 +630,8 @@ func (t *Topology) reads(name, value string) bool {
 		return !b || k.SemiSync
 	case "fc_limit":
 		return k.FlowControl
+	case "mode":
+		return len(k.Modes) > 0
 	}
 	return k.SizeKey == name
 }
@@ -608,7 +646,9 @@ func whyNotRead(k catalog.TopologyKind, name string) string {
 	case "semi_sync":
 		return fmt.Sprintf("semi_sync is semi-synchronous replication from a primary to its replicas (kind = %q); %s has none", TopologyReplicas, what)
 	case "fc_limit":
-		return fmt.Sprintf("fc_limit is Galera's flow control (gcs.fc_limit, kind = %q); %s has none", TopologyGalera, what)
+		return fmt.Sprintf("fc_limit is Galera's flow control (gcs.fc_limit, kind = %q); %s has none (a group's flow control is its group_replication_flow_control_* variables)", TopologyGalera, what)
+	case "mode":
+		return fmt.Sprintf("mode is a replication group's single-primary or multi-primary mode (kind = %q); %s has none", TopologyGroup, what)
 	}
 	if k.SizeKey == "" {
 		return fmt.Sprintf("%s sizes a %s topology; these cells run on %s", name, sizedBy(name).Name, what)
@@ -636,12 +676,12 @@ func (d *decoder) validateTopologyKeys(m *Manifest, plan *Plan) {
 	}
 	var sources []source
 	if m.Topology != nil {
-		for _, name := range []string{"nodes", "replicas", "semi_sync", "fc_limit"} {
+		for _, name := range []string{"nodes", "replicas", "semi_sync", "fc_limit", "mode"} {
 			if !d.isSet("topology." + name) {
 				continue
 			}
 			value := map[string]string{"nodes": strconv.Itoa(m.Topology.Nodes), "replicas": strconv.Itoa(m.Topology.Replicas),
-				"semi_sync": strconv.FormatBool(m.Topology.SemiSync), "fc_limit": strconv.Itoa(m.Topology.FCLimit)}[name]
+				"semi_sync": strconv.FormatBool(m.Topology.SemiSync), "fc_limit": strconv.Itoa(m.Topology.FCLimit), "mode": m.Topology.Mode}[name]
 			sources = append(sources, source{"topology." + name, name, value, func(c Cell) bool { _, own := param(c, name); return !own }})
 		}
 	}

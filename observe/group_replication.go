@@ -22,6 +22,10 @@ import (
 // groupStatsQuery reads the local member's statistics.
 const groupStatsQuery = "SELECT * FROM performance_schema.replication_group_member_stats WHERE MEMBER_ID = @@global.server_uuid"
 
+// groupMemberQuery reads the local member's state and role (MEMBER_ROLE
+// exists from 8.0.2; 5.7 answers the state alone).
+const groupMemberQuery = "SELECT * FROM performance_schema.replication_group_members WHERE MEMBER_ID = @@global.server_uuid"
+
 // groupFlowControlQuery reads the flow-control settings.
 const groupFlowControlQuery = "SHOW GLOBAL VARIABLES LIKE 'group_replication_flow_control%'"
 
@@ -31,6 +35,8 @@ var groupColumns = []nodeColumn{
 	{"gr_remote_applier_queue", "COUNT_TRANSACTIONS_REMOTE_IN_APPLIER_QUEUE: certified, waiting to be applied (documentation only)", asRead("gr.count_transactions_remote_in_applier_queue")},
 	{"gr_checked", "COUNT_TRANSACTIONS_CHECKED per second (documentation only)", perSecond("gr.count_transactions_checked")},
 	{"gr_conflicts", "COUNT_CONFLICTS_DETECTED per second (documentation only)", perSecond("gr.count_conflicts_detected")},
+	{"gr_online", "1 while the member is ONLINE in replication_group_members, 0 in any other state (RECOVERING, ERROR, OFFLINE, UNREACHABLE; documentation only)", asRead("gr.member_online")},
+	{"gr_primary", "1 while the member is the PRIMARY (MEMBER_ROLE, 8.0.2+; every member in multi-primary mode; documentation only)", asRead("gr.member_primary")},
 }
 
 // groupStats reads the local member's numeric statistics as
@@ -45,6 +51,16 @@ func groupStats(ctx context.Context, db *sql.DB) (map[string]float64, error) {
 		if f, ok := statusNumber(v); ok {
 			out["gr."+strings.ToLower(k)] = f
 		}
+	}
+	m, err := QueryRow(ctx, db, groupMemberQuery)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := m["MEMBER_STATE"]; ok {
+		out["gr.member_online"] = boolNumber(st == "ONLINE")
+	}
+	if role, ok := m["MEMBER_ROLE"]; ok {
+		out["gr.member_primary"] = boolNumber(role == "PRIMARY")
 	}
 	return out, nil
 }
@@ -66,4 +82,11 @@ func GroupFlowControl(ctx context.Context, db *sql.DB) (map[string]string, error
 		out[strings.ToLower(k)] = v
 	}
 	return out, rows.Err()
+}
+
+func boolNumber(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

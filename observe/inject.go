@@ -64,12 +64,17 @@ func (in *Injector) Run(ctx context.Context, db *sql.DB) (err error) {
 			return nil
 		case <-timer.C:
 		}
+		// The stall begins when the lock is asked for, not when it is
+		// granted: FLUSH TABLES WITH READ LOCK blocks new writes while it
+		// waits for the running ones (on a Galera node also while the node
+		// desyncs), which under load takes a second or more.
+		issued := time.Since(start)
 		if _, err := conn.ExecContext(ctx, lock); err != nil {
 			return ignoreEnd(ctx, fmt.Errorf("injector: %s: %w", lock, err))
 		}
 		held = true
 		in.mu.Lock()
-		in.onsets = append(in.onsets, time.Since(start))
+		in.onsets = append(in.onsets, issued)
 		in.mu.Unlock()
 		timer.Reset(in.Hold)
 		select {

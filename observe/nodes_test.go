@@ -77,12 +77,17 @@ func TestGroupReplicationColumnsFromTheDocumentedTable(t *testing.T) {
 	srv.set("SHOW GLOBAL STATUS", pairCols, statusRows("Com_commit", "10")...)
 	srv.set("SELECT * FROM performance_schema.replication_group_member_stats", grCols,
 		[]driver.Value{"group_replication_applier", "1:2", "uuid-1", []byte("3"), []byte("1000"), []byte("2"), []byte("3000000"), []byte("7")})
+	memberCols := []string{"CHANNEL_NAME", "MEMBER_ID", "MEMBER_HOST", "MEMBER_PORT", "MEMBER_STATE", "MEMBER_ROLE", "MEMBER_VERSION"}
+	srv.set("SELECT * FROM performance_schema.replication_group_members", memberCols,
+		[]driver.Value{"group_replication_applier", "uuid-1", "127.0.0.1", []byte("4410"), "RECOVERING", "SECONDARY", "8.0.36"})
 	src := NodeSource{Index: 1, Name: "node1", Role: catalog.RoleGroup, DB: db}
 	s := &NodeSampler{start: time.Now(), nodes: []NodeSource{src}, samples: make([][]nodeSample, 1)}
 	ctx := context.Background()
 	s.take(ctx, 0)
 	srv.set("SELECT * FROM performance_schema.replication_group_member_stats", grCols,
 		[]driver.Value{"group_replication_applier", "1:2", "uuid-1", []byte("5"), []byte("1500"), []byte("4"), []byte("12000000"), []byte("9")})
+	srv.set("SELECT * FROM performance_schema.replication_group_members", memberCols,
+		[]driver.Value{"group_replication_applier", "uuid-1", "127.0.0.1", []byte("4410"), "ONLINE", "PRIMARY", "8.0.36"})
 	s.take(ctx, 0)
 	s.samples[0][1].t = s.samples[0][0].t + time.Second // exactly one second apart
 	rows := nodeRows(s.samples[0], nodeColumnsFor(catalog.RoleGroup, false), nil)
@@ -94,7 +99,7 @@ func TestGroupReplicationColumnsFromTheDocumentedTable(t *testing.T) {
 		got[c] = rows[0].Values[j]
 	}
 	want := map[string]float64{"node1.gr_rows_validating": 12000000, "node1.gr_in_queue": 5, "node1.gr_remote_applier_queue": 9,
-		"node1.gr_checked": 500, "node1.gr_conflicts": 2}
+		"node1.gr_checked": 500, "node1.gr_conflicts": 2, "node1.gr_online": 1, "node1.gr_primary": 1}
 	for k, v := range want {
 		if math.Abs(got[k]-v) > 1e-6 {
 			t.Errorf("%s = %v, want %v", k, got[k], v)

@@ -191,7 +191,7 @@ func Conclude(r *Run) *Conclusion {
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
-			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s%s)", x.Name, x.Repeat, x.Stalls.Text, stallCauseBrief(x.StallCauses)))
+			stalled = append(stalled, fmt.Sprintf("%s (repeat %d: %s%s%s)", x.Name, x.Repeat, x.Stalls.Text, stallCauseBrief(x.StallCauses), nodeMovers(x.StallEvidence)))
 		}
 	}
 	if len(stalled) > 0 {
@@ -553,4 +553,21 @@ func stallCauseBrief(causes []string) string {
 		return "; " + named[0]
 	}
 	return fmt.Sprintf("; %d of %d with a likely cause, e.g. %s", len(named), len(causes), named[0])
+}
+
+// nodeMovers names, for the Conclusion, the node columns of a cluster that
+// moved at the stall onsets (the first three, strongest first): on a
+// cluster they are the question ("which member, doing what"); "" on one
+// server, whose movers are in the cell's notes.
+func nodeMovers(evidence []string) string {
+	var out []string
+	for _, e := range evidence {
+		if strings.HasPrefix(e, "node") && strings.Contains(e, ".") && len(out) < 3 {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; at the onsets: " + strings.Join(out, ", ")
 }

@@ -272,7 +272,11 @@ var dockerSeq atomic.Int64
 // launch creates and starts a container on the datadir and waits for it.
 func (d *Docker) launch(ctx context.Context, startup []Setting) error {
 	cmd := slices.Clone(dockerBaseFlags)
-	for _, s := range startup {
+	flags, err := d.mysqlFlags(startup) // mysql.go: a MySQL version's names
+	if err != nil {
+		return err
+	}
+	for _, s := range flags {
 		cmd = append(cmd, StartupFlag(s))
 	}
 	bindIP := "127.0.0.1" // not reachable from other hosts
@@ -370,6 +374,10 @@ func (d *Docker) waitReady(ctx context.Context) error {
 				var v string
 				f, v, err = detectFlavor(pctx, db)
 				if err == nil {
+					if verr := checkServerVersion(f, v); verr != nil { // mysql.go
+						cancel()
+						return verr
+					}
 					cancel()
 					d.mu.Lock()
 					d.flavor, d.version = f, v

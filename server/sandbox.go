@@ -66,6 +66,10 @@ type Sandbox struct {
 	werr error         // proc's exit status, valid after done
 
 	lim limitState // resource limits (limits.go)
+
+	// A MySQL server's version and basedir (mysql.go).
+	version catalog.MySQLVersion
+	layout  MySQLLayout
 }
 
 var _ Server = (*Sandbox)(nil)
@@ -92,6 +96,9 @@ var serverNames = []string{"mariadbd", "mysqld"}
 // FindBinary locates the server binary to use.
 func FindBinary(explicit string) (string, error) {
 	if explicit != "" {
+		if err := explicitBinaryProblem(explicit); err != nil { // mysql.go
+			return "", err
+		}
 		p, err := exec.LookPath(explicit)
 		if err != nil {
 			return "", exitcode.UsageError(fmt.Errorf("[server] binary %q: %w", explicit, err))
@@ -157,6 +164,12 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 		return nil, fmt.Errorf("sandbox directory: %w", err)
 	}
 	sb := &Sandbox{cfg: cfg, bin: bin, dir: dir}
+	if bin.Flavor == MySQL {
+		if sb.version, sb.layout, err = checkMySQL(bin); err != nil { // mysql.go
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	register(sb)
 	defer func() {
 		if err != nil {
@@ -164,6 +177,9 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 		}
 	}()
 	if err := sb.datadirFromGolden(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.mysqlPrepare(); err != nil { // mysql.go
 		return nil, err
 	}
 	if err := sb.ownDirs(); err != nil { // node.go
@@ -210,6 +226,9 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 		// empty password with --initialize-insecure.
 		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + s.datadir(), "--tmpdir=" + s.tmpdir(),
 			"--log-error=" + filepath.Join(s.dir, "init.log")}
+		if s.layout.Basedir != "" { // a tarball (mysql.go)
+			args = append(args, "--basedir="+s.layout.Basedir)
+		}
 		args = append(args, userArgs()...)
 		cmd = exec.CommandContext(ctx, s.bin.Path, args...)
 	}
@@ -290,7 +309,7 @@ func (s *Sandbox) args(startup []Setting) []string {
 		"--innodb-buffer-pool-dump-at-shutdown=OFF",
 	)
 	if s.bin.Flavor == MySQL {
-		a = append(a, "--mysqlx=OFF")
+		a = append(a, s.mysqlArgs()...) // mysql.go
 	}
 	for _, st := range startup {
 		a = append(a, StartupFlag(st))
@@ -325,6 +344,10 @@ func (s *Sandbox) launch(ctx context.Context, startup []Setting) error {
 
 func (s *Sandbox) launchOnce(ctx context.Context, startup []Setting) error {
 	logOffset := fileSize(s.errorLog())
+	startup, err := MySQLStartup(s.bin.Flavor, s.bin.Version, startup) // mysql.go: the version's names
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(s.bin.Path, s.args(startup)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid:   true,            // a terminal's Ctrl-C goes to us, not to the server

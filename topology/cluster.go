@@ -74,6 +74,7 @@ var kinds = map[string]kind{
 	catalog.TopologySingle:   single{},
 	catalog.TopologyReplicas: replicas{},
 	catalog.TopologyGalera:   galera{},
+	catalog.TopologyGroup:    group{},
 }
 
 // kindOf finds a topology's kind.
