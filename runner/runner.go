@@ -270,7 +270,7 @@ func (r *Runner) newRecord() *results.Run {
 		Axes:          axisNames(m),
 		Pivot:         m.Pivot,
 		ServerConfig:  m.Server.Config,
-		Plan:          r.plan.Cells,
+		Plan:          experiment.PlanRecord(r.plan.Cells),
 		Order:         string(r.plan.Order),
 		Seed:          r.plan.Seed,
 		Status:        results.StatusRunning,
@@ -296,7 +296,7 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	run.Plan = r.plan.Cells
+	run.Plan = experiment.PlanRecord(r.plan.Cells)
 	if !samePlan(old.Plan, r.plan.Cells[:len(r.plan.Cells)-added]) {
 		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
 	}
@@ -341,7 +341,7 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 	if r.plan.Flavor != info.Flavor {
 		// The restart decisions as the run takes them, for this flavor.
 		r.plan = r.plan.ForFlavor(info.Flavor)
-		run.Plan = r.plan.Cells
+		run.Plan = experiment.PlanRecord(r.plan.Cells)
 	}
 	if err := r.verifyStartup(ctx); err != nil {
 		return err
@@ -549,16 +549,6 @@ func (r *Runner) needsRestart(name string) bool {
 	return r.readOnly[n] || catalog.RestartNeed(r.flavor, n) != catalog.Dynamic
 }
 
-func (r *Runner) dynamicFor(c experiment.Cell) []server.Setting {
-	var out []server.Setting
-	for _, p := range c.Server {
-		if !r.needsRestart(p.Name) {
-			out = append(out, server.Setting{Name: p.Name, Value: p.Value})
-		}
-	}
-	return out
-}
-
 func (r *Runner) openDB(dbName string) *sql.DB {
 	cfg := r.srv.Endpoint()
 	cfg.DBName = dbName
@@ -650,7 +640,7 @@ func short(h string) string {
 	return h
 }
 
-func samePlan(a, b []experiment.Cell) bool {
+func samePlan(a []results.PlanCell, b []experiment.Cell) bool {
 	if len(a) != len(b) {
 		return false
 	}
