@@ -501,13 +501,14 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	foreign, err := ft.ForeignTables(ctx, r.schema, workloadTableRE.MatchString)
+	ours := r.workloadTable()
+	foreign, err := ft.ForeignTables(ctx, r.schema, ours)
 	if err != nil {
 		return err
 	}
 	var same, other []string
 	for _, t := range foreign {
-		if workloadTableRE.MatchString(strings.Fields(t)[0]) {
+		if ours(strings.Fields(t)[0]) {
 			same = append(same, t)
 		} else {
 			other = append(other, t)
@@ -523,6 +524,18 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 			"next to them (only sbtestN tables benchmatrix created are ever dropped) or give another [server] schema", r.schema, strings.Join(other, ", "))}
 	}
 	return nil
+}
+
+// workloadTable reports whether a table is of a workload's names: sbtestN,
+// or a table some cell's engine creates (engine.Data's Tables).
+func (r *Runner) workloadTable() func(string) bool {
+	names := map[string]bool{}
+	for _, c := range r.plan.Cells {
+		for _, t := range c.Workload.Data().Tables {
+			names[t] = true
+		}
+	}
+	return func(t string) bool { return names[t] || workloadTableRE.MatchString(t) }
 }
 
 // startupFor is [server.config] plus the cell's variables that can only be
