@@ -160,8 +160,6 @@ type Descriptor struct {
 	Metrics []string
 	// OpenLoop says the engine paces events at Common.Rate.
 	OpenLoop bool
-	// NoWarmup says the engine has no warm-up (each run starts afresh).
-	NoWarmup bool
 	// RunsToEnd says a run does a fixed amount of work and ends by itself
 	// (Common.Time only bounds it): the measure phase has no deadline of
 	// its own, the watchdog still ends a run whose server stops answering.

@@ -53,7 +53,6 @@ var Descriptor = &engine.Descriptor{
 	},
 	New:       func(engine.Env) engine.Workload { return Workload{} },
 	RunsToEnd: true,
-	NoWarmup:  true,
 }
 
 // Options are a slap cell's: the configuration, and the run controls the
