@@ -88,37 +88,24 @@ func otherKinds(kinds map[string]bool, kind string) string {
 }
 
 // autoIDs is the manifest key that makes cell c insert rows whose ids
-// AUTO_INCREMENT chooses, and what it does; "" when it does not.
+// AUTO_INCREMENT chooses, and what it does; "" when it does not (the
+// engine says: engine.Data.AutoIDs).
 func autoIDs(m *Manifest, c Cell) (key, what string) {
-	if c.Slap != nil {
-		if c.Slap.AutoGenerate && c.Slap.AddAutoIncrement {
-			return paramKey(m, c, "auto_generate_sql_add_autoincrement"), "auto_generate_sql_add_autoincrement lets AUTO_INCREMENT choose the ids of the rows it inserts"
-		}
+	d := c.Workload.Data()
+	if d.AutoIDKey == "" {
 		return "", ""
 	}
-	o := c.Workload
-	if !oltp.AssignsIDs(o) {
-		return "", ""
-	}
-	if o.ReinsertID == "auto" && oltp.ReadsOption(o, "reinsert_id") {
-		return paramKey(m, c, "reinsert_id"), "reinsert_id = \"auto\" lets AUTO_INCREMENT choose the id of each re-inserted row"
-	}
-	return paramKey(m, c, "auto_inc"), o.Workload + " with auto_inc = on lets AUTO_INCREMENT choose the ids of the rows it inserts"
+	return paramKey(m, c, d.AutoIDKey), d.AutoIDs
 }
 
 // otherEngine is the key that gives cell c tables of another engine than
 // InnoDB, and that engine; "" when they are InnoDB.
 func otherEngine(m *Manifest, c Cell) (key, engine string) {
-	if c.Slap != nil {
-		for _, e := range c.Slap.Engines {
-			if !strings.EqualFold(e.Name, "innodb") {
-				return paramKey(m, c, "engine"), e.Name
-			}
+	d := c.Workload.Data()
+	for _, e := range d.StorageEngines {
+		if e != "" && !strings.EqualFold(e, "innodb") && !strings.EqualFold(e, "default") {
+			return paramKey(m, c, d.StorageEngineKey), e
 		}
-		return "", ""
-	}
-	if e := c.Workload.StorageEngine; e != "" && !strings.EqualFold(e, "innodb") {
-		return paramKey(m, c, "mysql_storage_engine"), e
 	}
 	return "", ""
 }

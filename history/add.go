@@ -100,7 +100,7 @@ func workloadDef(r *record.Run, c record.Cell) (record.WorkloadDef, string) {
 	}
 	if def.Workload == "" {
 		// No fingerprint: the options as run.json holds them.
-		def.Workload = c.Workload.Workload
+		def.Workload = c.Workload.Workload()
 		var m map[string]any
 		b, _ := json.Marshal(c.Workload)
 		_ = json.Unmarshal(b, &m)

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
-	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
 
@@ -33,8 +33,8 @@ func fakeRun(started time.Time, tps float64, option string) *record.Run {
 		r.Cells = append(r.Cells, record.Cell{
 			Name: "b1e1", Scenario: "b1e1", Repeat: rep + 1, Status: record.CellOK,
 			Effective: map[string]string{"sync_binlog": "1"},
-			Result: &oltp.Result{Elapsed: time.Second, Events: int64(tps * f),
-				Latency: oltp.Latency{P99: 1000 / (tps * f)}},
+			Result: &engine.Result{Elapsed: time.Second, Events: int64(tps * f),
+				Latency: engine.Latency{P99: 1000 / (tps * f)}},
 		})
 	}
 	return r

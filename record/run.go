@@ -1,11 +1,11 @@
 package record
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 
-	"benchmatrix/experiment"
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 )
 
 // Run statuses.
@@ -55,19 +55,19 @@ type Run struct {
 	MetricColumns []string `json:"metric_columns,omitempty"`
 	// Axes names the varying parameters that come from [axes] (the others
 	// come from scenarios); Pivot is the parameter summary.md pivots on.
-	Axes         []string           `json:"axes,omitempty"`
-	Pivot        string             `json:"pivot,omitempty"`
-	ServerConfig []experiment.Param `json:"server_config"`
-	Plan         []experiment.Cell  `json:"plan"`
-	Order        string             `json:"order"`
-	Seed         int64              `json:"seed,omitempty"` // of a shuffled order
-	Status       string             `json:"status"`
-	Started      time.Time          `json:"started"`
-	Finished     time.Time          `json:"finished,omitempty"`
-	Server       ServerInfo         `json:"server"`
-	Host         Host               `json:"host"`
-	Cells        []Cell             `json:"cells"`
-	Notes        []string           `json:"notes,omitempty"`
+	Axes         []string   `json:"axes,omitempty"`
+	Pivot        string     `json:"pivot,omitempty"`
+	ServerConfig []Param    `json:"server_config"`
+	Plan         []PlanCell `json:"plan"`
+	Order        string     `json:"order"`
+	Seed         int64      `json:"seed,omitempty"` // of a shuffled order
+	Status       string     `json:"status"`
+	Started      time.Time  `json:"started"`
+	Finished     time.Time  `json:"finished,omitempty"`
+	Server       ServerInfo `json:"server"`
+	Host         Host       `json:"host"`
+	Cells        []Cell     `json:"cells"`
+	Notes        []string   `json:"notes,omitempty"`
 	// Profiles is what the cells' profiles say together (profile.go),
 	// computed when summary.md is written.
 	Profiles *ProfileReport `json:"profiles,omitempty"`
@@ -86,13 +86,13 @@ type Run struct {
 
 // Cell is the outcome of one cell run.
 type Cell struct {
-	Name     string             `json:"name"`
-	Index    int                `json:"index"`
-	Scenario string             `json:"scenario,omitempty"`
-	Params   []experiment.Param `json:"params"`
-	Repeat   int                `json:"repeat"`
-	Status   string             `json:"status"`
-	Error    string             `json:"error,omitempty"`
+	Name     string  `json:"name"`
+	Index    int     `json:"index"`
+	Scenario string  `json:"scenario,omitempty"`
+	Params   []Param `json:"params"`
+	Repeat   int     `json:"repeat"`
+	Status   string  `json:"status"`
+	Error    string  `json:"error,omitempty"`
 
 	Started     time.Time `json:"started"`
 	WallSeconds float64   `json:"wall_seconds"`
@@ -102,8 +102,8 @@ type Cell struct {
 	// What the runner had to do before measuring: Change in the plan's
 	// terms (its Cost is comparable with the plan's), Restarted whether the
 	// server was (re)started for any reason, a recovery included.
-	Change    experiment.Change `json:"change"`
-	Restarted bool              `json:"restarted"`
+	Change    Change `json:"change"`
+	Restarted bool   `json:"restarted"`
 	// Data is how the cell's data came to be: loaded (prepare), restored
 	// (from a snapshot of an earlier load), cached (restored from the data
 	// cache across runs) or reused (left by the cell before).
@@ -132,11 +132,11 @@ type Cell struct {
 	// Effective holds the server variables read back after applying the
 	// cell's settings (and the startup options of [server.config]).
 	Effective map[string]string `json:"effective"`
-	Workload  oltp.Options      `json:"workload"`
+	Workload  engine.Spec       `json:"workload"`
 	// RandSeed is the random seed the engine ran with (chosen by the runner
 	// when the manifest leaves rand_seed at 0).
-	RandSeed int64        `json:"rand_seed"`
-	Result   *oltp.Result `json:"result,omitempty"`
+	RandSeed int64          `json:"rand_seed"`
+	Result   *engine.Result `json:"result,omitempty"`
 	// ServerLog is the tail of the server's error log when the cell failed.
 	ServerLog string `json:"server_log,omitempty"`
 	// ServerLogLines is what the server wrote to its error log during the
@@ -183,10 +183,32 @@ type Cell struct {
 	Host  string `json:"host,omitempty"`
 	Shard int    `json:"shard,omitempty"`
 
-	Intervals []oltp.Interval `json:"-"` // in intervals.csv
+	Intervals []engine.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with
 	// Intervals, columns Run.MetricColumns); in intervals.csv.
 	Metrics [][]float64 `json:"-"`
+}
+
+// UnmarshalJSON reads a cell of run.json. A run.json from before cells
+// recorded their workload had it only in the result's "options": the
+// workload is taken from there.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	type plain Cell
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if !c.Workload.IsZero() {
+		return nil
+	}
+	var legacy struct {
+		Result struct {
+			Options json.RawMessage `json:"options"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &legacy); err == nil && len(legacy.Result.Options) > 0 {
+		c.Workload = engine.RawSpec(legacy.Result.Options)
+	}
+	return nil
 }
 
 // Growth is how the workload's tables changed over a cell.
@@ -215,7 +237,7 @@ func (c *Cell) Param(name string) string {
 type Summary struct {
 	Name     string
 	Scenario string
-	Params   []experiment.Param
+	Params   []Param
 	Runs     int // successful repeats
 	Failed   int
 	TPS      float64

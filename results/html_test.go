@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"path/filepath"
 	"testing"
 
@@ -104,15 +104,15 @@ func TestHTMLReport24Cells(t *testing.T) {
 					Params: []experiment.Param{{Name: "threads", Value: strconv.Itoa(th)}}}
 				var events int64
 				for s := 1; s <= 70; s++ {
-					phase := oltp.PhaseRun
+					phase := engine.PhaseRun
 					if s <= 10 {
-						phase = oltp.PhaseWarmup
+						phase = engine.PhaseWarmup
 					}
 					n := int64(base * (0.8 + 0.4*rng.Float64()))
-					if phase == oltp.PhaseRun {
+					if phase == engine.PhaseRun {
 						events += n
 					}
-					c.Intervals = append(c.Intervals, oltp.Interval{Phase: phase, Start: time.Duration(s-1) * time.Second, End: time.Duration(s) * time.Second,
+					c.Intervals = append(c.Intervals, engine.Interval{Phase: phase, Start: time.Duration(s-1) * time.Second, End: time.Duration(s) * time.Second,
 						Events: n, Writes: n, LatP95: 1000 / base * float64(th) * (1 + rng.Float64())})
 					row := make([]float64, len(metrics))
 					for i := range row {
@@ -120,7 +120,7 @@ func TestHTMLReport24Cells(t *testing.T) {
 					}
 					c.Metrics = append(c.Metrics, row)
 				}
-				c.Result = &oltp.Result{Events: events, Elapsed: 60 * time.Second}
+				c.Result = &engine.Result{Events: events, Elapsed: 60 * time.Second}
 				if err := w.AppendCell(&c); err != nil {
 					t.Fatal(err)
 				}

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"benchmatrix/experiment"
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 )
 
 // shardDirs writes n synthetic shard runs of a flush-like plan (3 cells ×
@@ -22,9 +21,9 @@ func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *Run)) []string {
 	base := flushRun("", map[string][]float64{
 		"b1e1": make([]float64, rounds), "b0e1": make([]float64, rounds), "b0e0": make([]float64, rounds),
 	})
-	var plan []experiment.Cell
+	var plan []PlanCell
 	for _, c := range base.Cells {
-		plan = append(plan, experiment.Cell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+		plan = append(plan, PlanCell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
 	}
 	root := t.TempDir()
 	var dirs []string
@@ -42,8 +41,8 @@ func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *Run)) []string {
 			if (c.Repeat-1)%n+1 != k {
 				continue
 			}
-			c.Result = &oltp.Result{Elapsed: 10 * time.Second, Events: int64(1000 * (c.Repeat + k))}
-			c.Intervals = []oltp.Interval{{End: time.Second, Events: int64(k)}}
+			c.Result = &engine.Result{Elapsed: 10 * time.Second, Events: int64(1000 * (c.Repeat + k))}
+			c.Intervals = []engine.Interval{{End: time.Second, Events: int64(k)}}
 			r.Cells = append(r.Cells, c)
 			r.Plan = append(r.Plan, plan[i])
 		}

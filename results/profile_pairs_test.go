@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 )
 
 // flush-profile's question: every scenario is predicted against the
@@ -35,7 +35,7 @@ func TestProfilePredictsEveryAdjacentPair(t *testing.T) {
 			t.Fatal(err)
 		}
 		cells = append(cells, Cell{Name: sc, Scenario: sc, Repeat: 1, Status: CellOK,
-			Result:  &oltp.Result{Events: events[sc], Elapsed: 10e9},
+			Result:  &engine.Result{Events: events[sc], Elapsed: 10e9},
 			Profile: &CellProfile{Mode: "cpu", Seconds: 10, CPU: &ModeProfile{Records: 100, Seconds: 1, Folded: rel}}})
 	}
 	manifest := "[experiment]\nname = \"fp\"\nbaseline = \"b1e1\"\nexpect = [\"b1e1 < b0e1 < b0e0\"]\n[workload]\nname = \"oltp_insert\"\n" +

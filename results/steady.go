@@ -194,7 +194,11 @@ func ObserveWarmth(c *Cell, columns []string, rule SettleRule) {
 	if c.Limits != nil {
 		memLimit = c.Limits.Requested.Memory
 	}
-	d := record.AssessData(strings.ToLower(c.Workload.StorageEngine), data, poolBytes(c.Effective["innodb_buffer_pool_size"]), memLimit,
+	storage := ""
+	if e := c.Workload.Data().StorageEngines; len(e) > 0 {
+		storage = e[0]
+	}
+	d := record.AssessData(strings.ToLower(storage), data, poolBytes(c.Effective["innodb_buffer_pool_size"]), memLimit,
 		col("cg_reads_s", run), col("cg_read_kb_s", run), col("bp_disk_reads_s", run))
 	if c.Binding == nil {
 		c.Binding = &record.Binding{}

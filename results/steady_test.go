@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
@@ -72,7 +73,7 @@ func TestSettleRule(t *testing.T) {
 func TestObserveWarmth(t *testing.T) {
 	t.Parallel()
 	cols := []string{"bp_disk_reads_s", "cg_reads_s", "cg_read_kb_s"}
-	c := Cell{Name: "cold", Status: CellOK, Workload: oltp.Options{StorageEngine: "innodb", Tables: 4, TableSize: 25000},
+	c := Cell{Name: "cold", Status: CellOK, Workload: engine.Spec{Engine: "oltp", Options: oltp.Options{StorageEngine: "innodb", Tables: 4, TableSize: 25000}},
 		Effective: map[string]string{"innodb_buffer_pool_size": "536870912"},
 		Limits:    &record.LimitsInForce{Requested: catalog.LimitSet{Memory: 2 << 30, CPUs: 1}},
 		Growth:    &record.Growth{BytesBefore: 95 << 20, BytesAfter: 95 << 20}}
@@ -86,8 +87,8 @@ func TestObserveWarmth(t *testing.T) {
 		if i < 10 { // the buffer-pool misses settle later than tps would alone
 			reads = 2000
 		}
-		phase := oltp.PhaseRun
-		c.Intervals = append(c.Intervals, oltp.Interval{Phase: phase, Start: secs(i), End: secs(i + 1), Events: int64(tps)})
+		phase := engine.PhaseRun
+		c.Intervals = append(c.Intervals, engine.Interval{Phase: phase, Start: secs(i), End: secs(i + 1), Events: int64(tps)})
 		c.Metrics = append(c.Metrics, []float64{reads, reads, reads * 16})
 	}
 	ObserveWarmth(&c, cols, DefaultSettleRule)
@@ -127,7 +128,7 @@ func TestObserveWarmth(t *testing.T) {
 	// MyISAM: its data is held by the page cache, against the memory limit.
 	c3 := c
 	c3.Binding = nil
-	c3.Workload.StorageEngine = "MyISAM"
+	c3.Workload = engine.Spec{Engine: "oltp", Options: oltp.Options{StorageEngine: "MyISAM", Tables: 4, TableSize: 25000}}
 	ObserveWarmth(&c3, cols, DefaultSettleRule)
 	if d := c3.Binding.Data; !d.Fits || !strings.Contains(d.Text, "page cache of the 2G memory limit") {
 		t.Errorf("data: %+v", d)
@@ -135,7 +136,7 @@ func TestObserveWarmth(t *testing.T) {
 	// A cell that never settles has no steady_s.
 	c4 := Cell{Name: "climb", Status: CellOK}
 	for i := 0; i < 30; i++ {
-		c4.Intervals = append(c4.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: secs(i), End: secs(i + 1), Events: int64(10 * (i + 1))})
+		c4.Intervals = append(c4.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: secs(i), End: secs(i + 1), Events: int64(10 * (i + 1))})
 	}
 	ObserveWarmth(&c4, nil, DefaultSettleRule)
 	if _, ok := col.Value(&c4); c4.Steady == nil || c4.Steady.Settled || ok {

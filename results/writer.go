@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"benchmatrix/experiment"
 	"benchmatrix/record"
 )
 
@@ -161,7 +162,26 @@ func ReadRun(dir string) (*Run, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 	}
+	if err := BindWorkloads(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
 	return &r, nil
+}
+
+// BindWorkloads makes the workloads of the cells and the plan, as decoded
+// from run.json, their engines' options again.
+func BindWorkloads(r *Run) error {
+	for i := range r.Plan {
+		if err := experiment.Engines.Bind(&r.Plan[i].Workload); err != nil {
+			return fmt.Errorf("plan cell %s: %w", r.Plan[i].Name, err)
+		}
+	}
+	for i := range r.Cells {
+		if err := experiment.Engines.Bind(&r.Cells[i].Workload); err != nil {
+			return fmt.Errorf("cell %s: %w", r.Cells[i].Name, err)
+		}
+	}
+	return nil
 }
 
 func csvBytes(rows [][]string) []byte {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -73,7 +73,7 @@ again = { cold = true }
 		j := slices.Index(run.MetricColumns, "cg_reads_s")
 		sum := 0.0
 		for i, iv := range c.Intervals {
-			if iv.Phase == oltp.PhaseRun && i < len(c.Metrics) && j >= 0 && j < len(c.Metrics[i]) && !math.IsNaN(c.Metrics[i][j]) {
+			if iv.Phase == engine.PhaseRun && i < len(c.Metrics) && j >= 0 && j < len(c.Metrics[i]) && !math.IsNaN(c.Metrics[i][j]) {
 				sum += c.Metrics[i][j]
 			}
 		}

@@ -21,23 +21,19 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/version"
 )
 
-// Workload is the engine as the runner uses it; oltpWorkload is the real
-// one, tests may substitute a fake.
-type Workload interface {
-	Prepare(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Cleanup(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Prewarm(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error)
-}
+// Workload is an engine as the runner drives it (engine.Workload): each
+// cell runs on its engine's (Descriptor.New), unless Config.Workload says
+// otherwise.
+type Workload = engine.Workload
 
 // StartSpec is what a new server must be.
 type StartSpec struct {
@@ -87,8 +83,13 @@ type Config struct {
 	Sink Sink
 	Log  io.Writer // progress lines; nil means none
 	// Start starts servers; nil means the manifest's provider (Opener).
-	Start    StartFunc
+	Start StartFunc
+	// Workload, if set, runs every cell instead of the cell's engine
+	// (tests give a fake).
 	Workload Workload
+	// Procs, if set, lets an engine make room in the scheduler for workers
+	// on blocking sockets (the command owns GOMAXPROCS).
+	Procs engine.ProcReserver
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
 	Resume *results.Run
@@ -129,8 +130,8 @@ type Runner struct {
 	serverTime time.Duration
 	image      string // the running server's image (docker)
 	schema     string
-	loaded     string        // data key of what is loaded, "" for nothing
-	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
+	loaded     string       // data key of what is loaded, "" for nothing
+	loadedOpts *engine.Spec // the workload it was loaded with, for cleanup
 	readOnly   map[string]bool
 	globals    setGlobals   // the values before a cell SET them (globals.go)
 	lim        runnerLimits // resource limits in force (limits.go)
@@ -166,9 +167,6 @@ func (e *UsageError) ExitCode() int { return exitcode.Usage }
 // (ctx cancelled) it keeps every finished cell, marks the run interrupted
 // and returns ctx.Err().
 func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, error) {
-	if cfg.Workload == nil {
-		cfg.Workload = OLTP{}
-	}
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
@@ -273,7 +271,7 @@ func (r *Runner) newRecord() *results.Run {
 		Axes:          axisNames(m),
 		Pivot:         m.Pivot,
 		ServerConfig:  m.Server.Config,
-		Plan:          r.plan.Cells,
+		Plan:          experiment.PlanRecord(r.plan.Cells),
 		Order:         string(r.plan.Order),
 		Seed:          r.plan.Seed,
 		Status:        results.StatusRunning,
@@ -299,7 +297,7 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	run.Plan = r.plan.Cells
+	run.Plan = experiment.PlanRecord(r.plan.Cells)
 	if !samePlan(old.Plan, r.plan.Cells[:len(r.plan.Cells)-added]) {
 		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
 	}
@@ -344,7 +342,7 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 	if r.plan.Flavor != info.Flavor {
 		// The restart decisions as the run takes them, for this flavor.
 		r.plan = r.plan.ForFlavor(info.Flavor)
-		run.Plan = r.plan.Cells
+		run.Plan = experiment.PlanRecord(r.plan.Cells)
 	}
 	if err := r.verifyStartup(ctx); err != nil {
 		return err
@@ -504,13 +502,14 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	foreign, err := ft.ForeignTables(ctx, r.schema, workloadTableRE.MatchString)
+	ours := r.workloadTable()
+	foreign, err := ft.ForeignTables(ctx, r.schema, ours)
 	if err != nil {
 		return err
 	}
 	var same, other []string
 	for _, t := range foreign {
-		if workloadTableRE.MatchString(strings.Fields(t)[0]) {
+		if ours(strings.Fields(t)[0]) {
 			same = append(same, t)
 		} else {
 			other = append(other, t)
@@ -526,6 +525,18 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 			"next to them (only sbtestN tables benchmatrix created are ever dropped) or give another [server] schema", r.schema, strings.Join(other, ", "))}
 	}
 	return nil
+}
+
+// workloadTable reports whether a table is of a workload's names: sbtestN,
+// or a table some cell's engine creates (engine.Data's Tables).
+func (r *Runner) workloadTable() func(string) bool {
+	names := map[string]bool{}
+	for _, c := range r.plan.Cells {
+		for _, t := range c.Workload.Data().Tables {
+			names[t] = true
+		}
+	}
+	return func(t string) bool { return names[t] || workloadTableRE.MatchString(t) }
 }
 
 // startupFor is [server.config] plus the cell's variables that can only be
@@ -550,16 +561,6 @@ func (r *Runner) startupFor(c experiment.Cell) []server.Setting {
 func (r *Runner) needsRestart(name string) bool {
 	n := catalog.VariableName(name)
 	return r.readOnly[n] || catalog.RestartNeed(r.flavor, n) != catalog.Dynamic
-}
-
-func (r *Runner) dynamicFor(c experiment.Cell) []server.Setting {
-	var out []server.Setting
-	for _, p := range c.Server {
-		if !r.needsRestart(p.Name) {
-			out = append(out, server.Setting{Name: p.Name, Value: p.Value})
-		}
-	}
-	return out
 }
 
 func (r *Runner) openDB(dbName string) *sql.DB {
@@ -653,13 +654,13 @@ func short(h string) string {
 	return h
 }
 
-func samePlan(a, b []experiment.Cell) bool {
+func samePlan(a []results.PlanCell, b []experiment.Cell) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Repeat != b[i].Repeat || a[i].Workload.Time != b[i].Workload.Time ||
-			a[i].Workload.Warmup != b[i].Workload.Warmup {
+		ca, cb := a[i].Workload.Common(), b[i].Workload.Common()
+		if a[i].Name != b[i].Name || a[i].Repeat != b[i].Repeat || ca.Time != cb.Time || ca.Warmup != cb.Warmup {
 			return false
 		}
 	}
