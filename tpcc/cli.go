@@ -254,14 +254,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			intervals = append(intervals, iv)
 			return
 		}
-		if iv.Phase == oltp.PhaseWarmup && o.Interval <= 0 || o.Interval <= 0 {
+		if o.Interval <= 0 || iv.Partial {
 			return
 		}
 		if inv.ReportCSV {
 			fmt.Fprintln(out, csvInterval(iv, o.Percentile))
 			return
 		}
-		fmt.Fprintln(out, oltp.FormatInterval(iv.Interval, o.Percentile))
+		fmt.Fprintln(out, formatInterval(iv, o.Percentile))
 	}
 	res, err := Run(ctx, inv.Config, o, report)
 	if err != nil && res == nil {
@@ -318,6 +318,22 @@ func csvInterval(iv Interval, pct float64) string {
 	return fmt.Sprintf("%.0f,%d,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
 		iv.End.Seconds(), iv.Threads, r(iv.Events), r(iv.Reads+iv.Writes+iv.Others), r(iv.Reads), r(iv.Writes), r(iv.Others),
 		iv.LatPct, r(iv.Errors), r(iv.Reconnects))
+}
+
+// formatInterval is the interval line of tpcc.lua: its report_intermediate
+// hook calls sysbench.report_default, whose Lua layout differs from
+// sysbench's built-in line ("err/s 0.50", no colon; whole seconds).
+func formatInterval(iv Interval, pct float64) string {
+	sec := iv.Seconds()
+	r := func(n int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(n) / sec
+	}
+	return fmt.Sprintf("[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s %4.2f reconn/s: %4.2f",
+		iv.End.Seconds(), iv.Threads, r(iv.Events), r(iv.Reads+iv.Writes+iv.Others), r(iv.Reads), r(iv.Writes), r(iv.Others),
+		int(pct), iv.LatPct, r(iv.Errors), r(iv.Reconnects))
 }
 
 // WriteTPCC writes the TPC-C block: NOPM, TPM, each type's count and

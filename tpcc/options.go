@@ -51,6 +51,11 @@ type Options struct {
 	// Splittable sends START TRANSACTION READ WRITE / READ ONLY instead of
 	// BEGIN (sysbench-tpcc's --splittable=yes).
 	Splittable bool `json:"splittable,omitempty"`
+	// Mix, when set, weighs the transaction types (New-Order, Payment,
+	// Order-Status, Delivery, Stock-Level) instead of sysbench-tpcc's
+	// 10/10/1/1/1 of 23; e.g. "45,43,4,4,4" (the specification's
+	// minimums), or "0,1,0,0,0" for Payment alone.
+	Mix []int `json:"mix,omitempty"`
 	// Keying adds the specification's keying and think times (clause
 	// 5.2.5.7) around each transaction: off by default, as in
 	// sysbench-tpcc and HammerDB.
@@ -77,7 +82,7 @@ func DefaultOptions() Options {
 // Keys are the data-shape and run options a manifest and the command line
 // set by name (Set).
 var Keys = []string{"tables", "scale", "warehouses", "use_fk", "force_pk", "trx_level", "mysql_storage_engine",
-	"engine", "mysql_table_options", "enable_purge", "splittable"}
+	"engine", "mysql_table_options", "enable_purge", "splittable", "mix", "keying"}
 
 // Set sets one TPC-C option by its sysbench-tpcc name (dashes or
 // underscores); "warehouses" is scale and "engine" mysql_storage_engine.
@@ -109,6 +114,15 @@ func (o *Options) Set(name, value string) error {
 		return setYesNo(&o.EnablePurge, key, value)
 	case "splittable":
 		return setYesNo(&o.Splittable, key, value)
+	case "keying":
+		return setFlag(&o.Keying, key, value)
+	case "mix":
+		mix, err := parseMix(value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		o.Mix = mix
+		return nil
 	default:
 		return &UnknownOptionError{Name: name}
 	}
@@ -163,6 +177,29 @@ func (o *Options) Rows() map[string]int64 {
 		"stock":      w * MaxItems,
 		"item":       t * MaxItems,
 	}
+}
+
+// parseMix reads five weights: New-Order, Payment, Order-Status,
+// Delivery, Stock-Level.
+func parseMix(v string) ([]int, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) != 5 {
+		return nil, fmt.Errorf("%q: want five weights (new_order, payment, order_status, delivery, stock_level), e.g. \"10,10,1,1,1\"", v)
+	}
+	mix := make([]int, 5)
+	sum := 0
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q: weight %q is not a whole number >= 0", v, p)
+		}
+		mix[i] = n
+		sum += n
+	}
+	if sum == 0 {
+		return nil, fmt.Errorf("%q: every weight is 0", v)
+	}
+	return mix, nil
 }
 
 func setInt(dst *int, key, v string) error {

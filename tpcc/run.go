@@ -218,8 +218,13 @@ loop:
 	t := collect(now)
 	if measuring {
 		measure.add(t)
-		if report != nil && now-last >= tick/10 && t.events > 0 {
-			emit(now, t, oltp.PhaseRun)
+		if report != nil && now > last {
+			// The stretch after the last tick: in the record, so that
+			// the intervals add up to the result; not printed (sysbench
+			// prints whole intervals only).
+			iv := t.interval(oltp.PhaseRun, last, now, o.Threads, o.Percentile)
+			iv.Partial = true
+			report(iv)
 		}
 	}
 	measureEnd = now
@@ -328,7 +333,7 @@ func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.
 		var errs, reconnects int64
 		var typ Type
 		for {
-			typ = pick(s.g, o.EnablePurge)
+			typ = pick(s.g, o.EnablePurge, o.Mix)
 			if o.Keying {
 				if !sleepCtx(ctx, time.Duration(keyingSeconds[typ]*float64(time.Second))) {
 					return nil

@@ -141,6 +141,9 @@ type Interval struct {
 	// Types holds each type's committed count and latency percentile in
 	// the interval.
 	Types [numTypes]IntervalType `json:"types"`
+	// Partial marks the stretch between the last tick and the end of the
+	// run (shorter than an interval).
+	Partial bool `json:"partial,omitempty"`
 }
 
 // IntervalType is one type in one interval.

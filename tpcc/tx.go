@@ -35,7 +35,20 @@ func Types() []Type { return []Type{NewOrder, Payment, OrderStatus, Delivery, St
 // Order-Status, 22 Delivery, 23 Stock-Level, 24 purge (10/23 = 43.5%,
 // 10/23, 1/23 = 4.35% each: the specification's minimum mix is 43% /
 // 4% / 4% / 4% for the last four).
-func pick(g *rng, purge bool) Type {
+func pick(g *rng, purge bool, mix []int) Type {
+	if len(mix) > 0 {
+		sum := 0
+		for _, w := range mix {
+			sum += w
+		}
+		v := g.uniform(1, sum)
+		for i, w := range mix {
+			if v <= w {
+				return Type(i)
+			}
+			v -= w
+		}
+	}
 	n := 23
 	if purge {
 		n = 24
