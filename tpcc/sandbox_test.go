@@ -73,7 +73,7 @@ func showCreate(t *testing.T, db *sql.DB, n int) map[string]string {
 	out := map[string]string{}
 	for _, k := range tableKinds {
 		var name, ddl string
-		if err := db.QueryRow("SHOW CREATE TABLE " + k + strconv.Itoa(n)).Scan(&name, &ddl); err != nil {
+		if err := db.QueryRow("SHOW CREATE TABLE "+k+strconv.Itoa(n)).Scan(&name, &ddl); err != nil {
 			t.Fatal(err)
 		}
 		out[k] = ddl
