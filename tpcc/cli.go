@@ -223,8 +223,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(extrasWriter(&inv, stdout, stderr), "benchmatrix: prepared %d rows in %.1f s (%.0f rows/s; tables, indexes and keys %.1f s)\n",
-			st.TotalRows, st.Elapsed.Seconds(), st.RowsPerSecond(), st.Create.Seconds())
+		fmt.Fprintf(extrasWriter(&inv, stdout, stderr), "benchmatrix: prepared %d rows in %.1f s (%.0f rows/s; tables %.1f s, rows %.1f s, indexes and keys %.1f s)\n",
+			st.TotalRows, st.Elapsed.Seconds(), st.RowsPerSecond(), st.Create.Seconds(), st.Load.Seconds(), st.Index.Seconds())
 		if inv.Format == "json" {
 			_ = json.NewEncoder(stdout).Encode(map[string]any{"command": "prepare", "prepare": st})
 		}

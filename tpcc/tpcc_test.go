@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -260,4 +261,15 @@ func statementsPerTransaction(t *testing.T, ctx context.Context, db *sql.DB, o *
 		t.Errorf("payment never looked a customer up by name: %v", seen["payment"])
 	}
 	_ = oltp.ExitOK
+}
+
+func parseJSONResult(t *testing.T, b []byte) *Result {
+	t.Helper()
+	var doc struct {
+		Result *Result `json:"result"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || doc.Result == nil {
+		t.Fatalf("JSON report: %v\n%s", err, b)
+	}
+	return doc.Result
 }
