@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"benchmatrix/catalog"
-	"benchmatrix/oltp"
 )
 
 // Change is what the runner must do before a cell, given the cell before.
@@ -114,10 +113,10 @@ func Between(prev *Cell, c *Cell, need func(name string) catalog.Need) Change {
 			ch.Limits = lc
 		}
 		switch {
-		case oltp.DataShape(c.Workload) != oltp.DataShape(prev.Workload):
+		case c.Workload.Data().Shape != prev.Workload.Data().Shape:
 			ch.Reload, ch.Reason = true, "data shape changed"
-		case oltp.ChangesData(prev.Workload):
-			ch.Reload, ch.Reason = true, prev.Workload.Workload+" changed the data"
+		case prev.Workload.Data().Changes:
+			ch.Reload, ch.Reason = true, prev.Workload.Workload()+" changed the data"
 		}
 	}
 	for _, s := range c.Server {

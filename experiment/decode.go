@@ -12,7 +12,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"benchmatrix/catalog"
-	"benchmatrix/oltp"
 )
 
 // Load reads and decodes a manifest file (see Parse).
@@ -463,7 +462,7 @@ func (d *decoder) workload(t map[string]any, m *Manifest) {
 		}
 		if k == "name" {
 			p.Name = "workload"
-		} else if _, known := oltp.CanonicalOption(k); !known && !isSlapKey(k) {
+		} else if !Engines.IsKey(k) { // workload.go
 			d.problem(key, "unknown workload option (server variables go in [server.config], [scenarios] or [axes])")
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
+	"benchmatrix/oltp"
 )
 
 const flushManifest = `
@@ -62,7 +63,7 @@ func TestParseAndExpand(t *testing.T) {
 		t.Fatalf("cells:\n got %s\nwant %s", got, want)
 	}
 	c := p.Cells[3]
-	if c.Workload.Threads != 8 || c.Workload.Workload != "oltp_insert" || c.Workload.AutoInc {
+	if o := oltpOf(t, c); o.Threads != 8 || o.Workload != "oltp_insert" || o.AutoInc {
 		t.Fatalf("cell 3 workload = %+v", c.Workload)
 	}
 	if len(c.Server) != 2 || c.Server[0] != (Param{"sync_binlog", "0"}) {
@@ -178,8 +179,8 @@ innodb_buffer_pool_size = ["64M", "128M"]
 		t.Fatalf("repeats not interleaved: %d cells, [4] = %s#%d", len(p.Cells), p.Cells[4].Name, p.Cells[4].Repeat)
 	}
 	c := p.Cells[2] // b1e1-t4-2000: the zip moved the buffer pool with the size
-	if c.Workload.TableSize != 2000 || len(c.Server) != 2 || c.Server[1].Value != "128M" {
-		t.Fatalf("zip: %+v %+v", c.Workload.TableSize, c.Server)
+	if oltpOf(t, c).TableSize != 2000 || len(c.Server) != 2 || c.Server[1].Value != "128M" {
+		t.Fatalf("zip: %+v %+v", oltpOf(t, c).TableSize, c.Server)
 	}
 	if !p.Cells[2].Change.Reload || p.Cells[1].Change.Reload {
 		t.Fatalf("reload costs: %+v %+v", p.Cells[1].Change, p.Cells[2].Change)
@@ -306,7 +307,7 @@ func TestResolveOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Cells[0]; c.Workload.Time != 10*time.Second || c.Workload.Warmup != 0 || !c.Policy.WarmupAuto ||
+	if c := p.Cells[0]; c.Workload.Common().Time != 10*time.Second || c.Workload.Common().Warmup != 0 || !c.Policy.WarmupAuto ||
 		c.Policy.WarmupCap != DefaultWarmupCap || !c.Policy.Drain || !c.Policy.Observe || len(p.Cells) != 2 || p.Manifest.Name != "m" {
 		t.Fatalf("manifest over defaults: %+v (%d cells)", c, len(p.Cells))
 	}
@@ -319,7 +320,7 @@ func TestResolveOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := p.Cells[0]; c.Workload.Time != d || c.Workload.Warmup != w || c.Policy.WarmupAuto || c.Policy.Observe || len(p.Cells) != 3 {
+	if c := p.Cells[0]; c.Workload.Common().Time != d || c.Workload.Common().Warmup != w || c.Policy.WarmupAuto || c.Policy.Observe || len(p.Cells) != 3 {
 		t.Fatalf("flags over manifest: %+v (%d cells)", c, len(p.Cells))
 	}
 	if m.Duration != 10*time.Second || m.Repeats != 2 || !m.Policy.WarmupAuto {
@@ -328,7 +329,7 @@ func TestResolveOrder(t *testing.T) {
 	// A rerun keeps the stored durations unless the flags say otherwise.
 	stored := append([]Cell(nil), p.Cells...)
 	p, err = Resolve(m, Flags{Repeats: 3, Rerun: stored})
-	if err != nil || p.Cells[2].Workload.Time != d {
+	if err != nil || p.Cells[2].Workload.Common().Time != d {
 		t.Fatalf("rerun: %v, %+v", err, p.Cells[2].Workload)
 	}
 }
@@ -410,4 +411,14 @@ func TestSchemaFromDSN(t *testing.T) {
 	if p, err := Resolve(m, Flags{DSN: "u@tcp(h:3306)/"}); err != nil || p.Manifest.Server.Schema != "bench" {
 		t.Fatalf("no database in the DSN: %v", err)
 	}
+}
+
+// oltpOf is a cell's oltp options (the test fails for another engine's).
+func oltpOf(t *testing.T, c Cell) oltp.Options {
+	t.Helper()
+	o, ok := c.Workload.Options.(oltp.Options)
+	if !ok {
+		t.Fatalf("cell %s: workload %T, not oltp's", c.Name, c.Workload.Options)
+	}
+	return o
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
-	"benchmatrix/slap"
 )
 
 // Cell is one run of the workload under one combination of parameters.
@@ -22,10 +22,8 @@ type Cell struct {
 	// the scenario's, then the axes', in manifest order.
 	Params []Param `json:"params"`
 	Repeat int     `json:"repeat"` // from 1
-	// Workload is the engine's full option set for this cell.
-	Workload oltp.Options `json:"workload"`
-	// Slap is the mysqlslap configuration of a slap cell (slap.go).
-	Slap *slap.Config `json:"slap,omitempty"`
+	// Workload is the cell's engine and its full option set (workload.go).
+	Workload engine.Spec `json:"workload"`
 	// Server holds the server variables this cell sets (scenario and axes);
 	// [server.config] is in the manifest and applies to every cell.
 	Server []Param `json:"server"`
@@ -71,10 +69,10 @@ type CachedData struct {
 
 // cached is the cache entry a cell's load would come from, if any.
 func (p *Plan) cached(c Cell) (CachedData, bool) {
-	if !c.Change.Reload || c.Slap != nil || p.Cached == nil {
+	if !c.Change.Reload || c.Workload.Data().Rows() == 0 || p.Cached == nil {
 		return CachedData{}, false
 	}
-	cd, ok := p.Cached[oltp.DataShape(c.Workload)]
+	cd, ok := p.Cached[c.Workload.Data().Shape]
 	return cd, ok
 }
 
@@ -154,7 +152,6 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 				return nil, fmt.Errorf("cell %s: %w", c.Name, err)
 			}
 			c.Workload = o
-			c.Slap, _, _ = resolveSlap(m, c.Params) // nil unless a slap cell
 			c.Policy = m.Policy
 			c.Image = m.Server.Image
 			c.Limits, c.Machine = m.cellLimits(c.Params)
@@ -309,7 +306,7 @@ func excluded(rules []map[string]string, c Cell) bool {
 // groupKey orders cells so that those sharing loaded data and startup
 // options run together.
 func (p *Plan) groupKey(c Cell) string {
-	return c.Image + "|" + oltp.DataShape(c.Workload) + "|" + p.restartKey(c)
+	return c.Image + "|" + c.Workload.Data().Shape + "|" + p.restartKey(c)
 }
 
 // restartKey is the cell's variables that take a value only at start (and
@@ -339,16 +336,13 @@ func (p *Plan) AtStart(name string) bool {
 func (p *Plan) Estimate() time.Duration {
 	var total time.Duration
 	for _, c := range p.Cells {
-		if c.Slap != nil {
-			// A slap cell runs its queries to the end; duration only bounds
-			// it. A guess: 2,000 queries a second, 0.3 s per iteration's
-			// create, load and drop.
-			q := max(c.Slap.NumberOfQueries, 1)
-			total += time.Duration(float64(q)/2000*float64(time.Second))*time.Duration(max(c.Slap.Iterations, 1)) +
-				time.Duration(max(c.Slap.Iterations, 1))*300*time.Millisecond + time.Second
+		if c.Workload.Options == nil {
 			continue
 		}
-		total += c.Workload.Warmup + c.Workload.Time + time.Second
+		total += c.Workload.Options.Estimate() // the engine's guess
+		if d := c.descriptor(); d != nil && d.RunsToEnd {
+			continue // a run that ends by itself makes its own tables
+		}
 		if c.Policy.WarmupAuto {
 			total += c.Policy.WarmupCap / 4 // a guess: steady well before the cap
 		}
@@ -359,7 +353,7 @@ func (p *Plan) Estimate() time.Duration {
 			// A restore: the copy (about 1 s per GiB here) and a restart.
 			total += time.Second + time.Duration(float64(cd.Bytes)/(1<<30)*float64(time.Second))
 		} else if c.Change.Reload {
-			rows := int64(c.Workload.Tables) * int64(c.Workload.TableSize)
+			rows := c.Workload.Data().Rows()
 			total += time.Second + time.Duration(rows/100000)*time.Second
 		}
 	}
@@ -410,29 +404,4 @@ func cellName(template, scenario string, combo, params []Param) string {
 		return "default"
 	}
 	return strings.Join(parts, "/")
-}
-
-// resolveWorkload builds a cell's engine options: sysbench's defaults, then
-// [workload], then the cell's own workload parameters, then the
-// experiment's duration and warm-up.
-func resolveWorkload(m *Manifest, params []Param) (oltp.Options, error) {
-	if isSlapCell(m, params) { // slap.go
-		_, o, err := resolveSlap(m, params)
-		return o, err
-	}
-	o := oltp.DefaultOptions()
-	o.Time = m.Duration
-	o.Warmup = m.Warmup
-	o.ReportInterval = time.Second
-	for _, ps := range [][]Param{m.Workload, params} {
-		for _, p := range ps {
-			if !IsWorkloadKey(p.Name) || slapOnlyKey(p.Name) { // slap's keys: validatePlan names them
-				continue
-			}
-			if err := o.Set(p.Name, p.Value); err != nil {
-				return o, err
-			}
-		}
-	}
-	return o, nil
 }

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"benchmatrix/oltp"
 )
 
 // PlanEntry is one cell run as `plan --json` prints it.
@@ -29,7 +27,7 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 		for _, prm := range c.Params {
 			params[prm.Name] = prm.Value
 		}
-		out = append(out, PlanEntry{c.Name, c.Repeat, c.Scenario, params, c.Workload.Workload, c.Change.Cost(), c.Change})
+		out = append(out, PlanEntry{c.Name, c.Repeat, c.Scenario, params, c.Workload.Workload(), c.Change.Cost(), c.Change})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -57,6 +55,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintln(w, "flavor not known before the server starts: restart? marks a restart that depends on it")
 	}
 	for _, c := range p.Cells {
+		data, cm := c.Workload.Data(), c.Workload.Common()
 		var detail []string
 		for _, prm := range c.Change.Restart {
 			detail = append(detail, "restart for "+prm.Name+"="+prm.Value)
@@ -71,19 +70,19 @@ func (p *Plan) WriteText(w io.Writer) error {
 			detail = append(detail, "set "+prm.Name+"="+prm.Value)
 		}
 		switch {
-		case c.Change.Reload && c.Slap != nil:
-			detail = append(detail, "mysqlslap creates its own tables")
-		case c.Change.Reload && oltp.EmptyTables(c.Workload):
-			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", c.Workload.Tables, c.Change.Reason))
+		case c.Change.Reload && len(data.Tables) == 0:
+			detail = append(detail, c.Workload.Workload()+" creates its own tables")
+		case c.Change.Reload && data.Empty:
+			detail = append(detail, fmt.Sprintf("create %d empty table(s) (%s)", len(data.Tables), c.Change.Reason))
 		case c.Change.Reload:
-			load := fmt.Sprintf("load %dx%d rows (%s", c.Workload.Tables, c.Workload.TableSize, c.Change.Reason)
+			load := fmt.Sprintf("load %dx%d rows (%s", len(data.Tables), data.RowsPerTable, c.Change.Reason)
 			if cd, ok := p.cached(c); ok {
 				load += fmt.Sprintf("; in the data cache: entry %s, %.1f GiB, restored instead", cd.Entry, float64(cd.Bytes)/(1<<30))
 			}
 			detail = append(detail, load+")")
 		}
 		if _, err := fmt.Fprintf(w, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat,
-			c.Change.Cost(), c.Workload.Workload, c.Workload.Threads, c.Workload.Time, c.Workload.Warmup, strings.Join(detail, "; ")); err != nil {
+			c.Change.Cost(), c.Workload.Workload(), cm.Threads, cm.Time, cm.Warmup, strings.Join(detail, "; ")); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 )
 
 // Defaults for keys a manifest leaves out.
@@ -145,8 +146,8 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 	if f.Rerun != nil && f.Duration == nil && f.Warmup == nil {
 		for i := range plan.Cells {
 			if i < len(f.Rerun) {
-				plan.Cells[i].Workload.Time = f.Rerun[i].Workload.Time
-				plan.Cells[i].Workload.Warmup = f.Rerun[i].Workload.Warmup
+				old := f.Rerun[i].Workload.Common()
+				plan.Cells[i].Workload = plan.Cells[i].Workload.With(func(c *engine.Common) { c.Time, c.Warmup = old.Time, old.Warmup })
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package experiment
 import (
 	"strings"
 	"testing"
+
+	"benchmatrix/slap"
 )
 
 // TestSlapWorkload: the slap workload's keys are workload keys, axes and
@@ -31,14 +33,15 @@ concurrency = [1, 8]
 		t.Fatalf("%d cells, want 24", len(p.Cells))
 	}
 	for _, c := range p.Cells {
-		if c.Slap == nil {
+		so, ok := c.Workload.Options.(slap.Options)
+		if !ok {
 			t.Fatalf("cell %s has no slap configuration", c.Name)
 		}
-		s := c.Slap
+		s := so.Config
 		if !s.AutoGenerate || s.NumberOfQueries != 1000 || s.Iterations != 5 || len(s.Engines) != 1 || len(s.Concurrency) != 1 {
 			t.Errorf("cell %s: %+v", c.Name, s)
 		}
-		if c.Workload.Threads != s.Concurrency[0] || c.Workload.Workload != SlapWorkload || c.Workload.Warmup != 0 {
+		if cm := c.Workload.Common(); cm.Threads != s.Concurrency[0] || c.Workload.Workload() != SlapWorkload || cm.Warmup != 0 {
 			t.Errorf("cell %s: engine options %+v", c.Name, c.Workload)
 		}
 		if len(c.Server) != 1 || c.Server[0].Name != "innodb_flush_log_at_trx_commit" {

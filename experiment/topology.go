@@ -721,19 +721,23 @@ func (d *decoder) validateTopologyKeys(m *Manifest, plan *Plan) {
 func (d *decoder) validateEventTimes(m *Manifest, plan *Plan) {
 	reported := map[int]bool{}
 	for _, c := range plan.Cells {
-		if c.Repeat != 1 || c.Slap != nil || !c.Topology.IsCluster() {
+		if c.Repeat != 1 || !c.Topology.IsCluster() {
 			continue
 		}
-		warm, how := c.Workload.Warmup, "warm-up"
+		if d := c.descriptor(); d == nil || d.RunsToEnd {
+			continue
+		}
+		cm := c.Workload.Common()
+		warm, how := cm.Warmup, "warm-up"
 		if c.Policy.WarmupAuto {
 			warm, how = c.Policy.WarmupCap, "warm-up of at most warmup_cap"
 		}
-		end := warm + c.Workload.Time
+		end := warm + cm.Time
 		for i, ev := range m.Events {
 			if ev.At >= end && !reported[i] {
 				reported[i] = true
 				d.problem("events.at", "events[%d]: at = %v is not within cell %s, which ends at %v (%s %v + duration %v, after --duration and --warmup): the %s would never happen",
-					i+1, ev.At, c.Name, end, how, warm, c.Workload.Time, ev.Action)
+					i+1, ev.At, c.Name, end, how, warm, cm.Time, ev.Action)
 			}
 		}
 	}

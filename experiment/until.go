@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"benchmatrix/engine"
 )
 
 // until = "conclusive" (issue 26): the run measures its repeats (the
@@ -198,7 +200,8 @@ func (p *Plan) WithRounds(n int) (*Plan, error) {
 	for i := range q.Cells {
 		c := &q.Cells[i]
 		if old, ok := byName[c.Name]; ok {
-			c.Workload.Time, c.Workload.Warmup = old.Workload.Time, old.Workload.Warmup
+			was := old.Workload.Common()
+			c.Workload = c.Workload.With(func(cm *engine.Common) { cm.Time, cm.Warmup = was.Time, was.Warmup })
 		}
 		if i < len(p.Cells) && n > p.Rounds() && (p.Cells[i].Name != c.Name || p.Cells[i].Repeat != c.Repeat) {
 			return nil, fmt.Errorf("plan with %d rounds: cell %d is %s #%d, was %s #%d", n, i+1, c.Name, c.Repeat, p.Cells[i].Name, p.Cells[i].Repeat)

@@ -20,8 +20,7 @@ func IsWorkloadKey(name string) bool {
 	if name == "workload" {
 		return true
 	}
-	_, ok := oltp.CanonicalOption(name)
-	return ok || isSlapKey(name) // slap.go
+	return Engines.IsKey(name) // workload.go
 }
 
 // validate checks what needs the whole manifest and the flags: every
@@ -45,7 +44,6 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 	if m.Policy.Cold {
 		d.needs(prov, catalog.Restarts, "experiment.cold", "cold = true")
 	}
-	probe := oltp.DefaultOptions()
 	check := func(key string, p Param) {
 		switch {
 		case p.Name == "image":
@@ -66,13 +64,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			if !varNameRE.MatchString(normalVar(p.Name)) {
 				d.problem(key, "%q is neither a workload option nor a server variable name", p.Name)
 			}
-		case slapParam(p): // slap.go
-			if err := checkSlapParam(p); err != nil {
-				d.problem(key, "%v", err)
-			}
 		default:
-			o := probe
-			if err := o.Set(p.Name, p.Value); err != nil {
+			if err := Engines.CheckKey(p.Name, p.Value); err != nil { // workload.go
 				d.problem(key, "%v", err)
 			}
 		}
@@ -83,7 +76,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		hasWorkload = hasWorkload || p.Name == "workload"
 	}
 	if !hasWorkload {
-		d.problem("workload.name", "missing: say which workload to run (e.g. name = \"oltp_insert\"; known: %s)", strings.Join(oltp.Workloads(), ", "))
+		d.problem("workload.name", "missing: say which workload to run (e.g. name = \"oltp_insert\"; known: %s)", strings.Join(Engines.Workloads(), ", "))
 	}
 	for _, sc := range m.Scenarios {
 		for _, p := range sc.Params {
@@ -173,7 +166,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 			continue
 		}
 		seen[c.Name] = true
-		if err := validateCell(c); err != nil { // slap.go
+		if err := validateCell(c); err != nil { // workload.go
 			d.problem(cellKey(c), "cell %s: %v", c.Name, err)
 		}
 		// An option the cell's workload does not read is a mistake.
@@ -181,9 +174,9 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 			if p.Name == "workload" || !IsWorkloadKey(p.Name) || reported[key] {
 				return
 			}
-			if ok, only := optionApplies(p.Name, c); !ok { // slap.go
+			if ok, only := optionApplies(p.Name, c); !ok { // workload.go
 				reported[key] = true
-				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload, p.Name, strings.Join(only, ", "))
+				d.problem(key, "%s does not read %s (only %s do)", c.Workload.Workload(), p.Name, strings.Join(only, ", "))
 			}
 		}
 		for _, p := range m.Workload {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -81,7 +81,7 @@ func runBeside(t *testing.T, ctx context.Context, sb *server.Sandbox, stmt strin
 func (r loadRun) cellOf() *results.Cell {
 	c := &results.Cell{Status: results.CellOK}
 	for i, row := range r.rows {
-		c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: row.T - row.Dt, End: row.T, Events: r.events[i]})
+		c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: row.T - row.Dt, End: row.T, Events: r.events[i]})
 		c.Metrics = append(c.Metrics, row.Values)
 	}
 	results.Observe(c, Columns())

@@ -1,11 +1,12 @@
 package record
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 )
 
 // Run statuses.
@@ -127,11 +128,11 @@ type Cell struct {
 	// Effective holds the server variables read back after applying the
 	// cell's settings (and the startup options of [server.config]).
 	Effective map[string]string `json:"effective"`
-	Workload  oltp.Options      `json:"workload"`
+	Workload  engine.Spec       `json:"workload"`
 	// RandSeed is the random seed the engine ran with (chosen by the runner
 	// when the manifest leaves rand_seed at 0).
-	RandSeed int64        `json:"rand_seed"`
-	Result   *oltp.Result `json:"result,omitempty"`
+	RandSeed int64          `json:"rand_seed"`
+	Result   *engine.Result `json:"result,omitempty"`
 	// ServerLog is the tail of the server's error log when the cell failed.
 	ServerLog string `json:"server_log,omitempty"`
 	// ServerLogLines is what the server wrote to its error log during the
@@ -175,10 +176,32 @@ type Cell struct {
 	Host  string `json:"host,omitempty"`
 	Shard int    `json:"shard,omitempty"`
 
-	Intervals []oltp.Interval `json:"-"` // in intervals.csv
+	Intervals []engine.Interval `json:"-"` // in intervals.csv
 	// Metrics holds the sampled metrics per interval (aligned with
 	// Intervals, columns Run.MetricColumns); in intervals.csv.
 	Metrics [][]float64 `json:"-"`
+}
+
+// UnmarshalJSON reads a cell of run.json. A run.json from before cells
+// recorded their workload had it only in the result's "options": the
+// workload is taken from there.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	type plain Cell
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	if !c.Workload.IsZero() {
+		return nil
+	}
+	var legacy struct {
+		Result struct {
+			Options json.RawMessage `json:"options"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &legacy); err == nil && len(legacy.Result.Options) > 0 {
+		c.Workload = engine.RawSpec(legacy.Result.Options)
+	}
+	return nil
 }
 
 // Growth is how the workload's tables changed over a cell.

@@ -55,10 +55,7 @@ func WriteBenchFormat(w io.Writer, r *Run) error {
 			continue
 		}
 		res := c.Result
-		wl := c.Workload.Workload
-		if wl == "" {
-			wl = res.Options.Workload
-		}
+		wl := c.Workload.Workload()
 		if wl != workload {
 			// A configuration line holds for the results after it.
 			config("workload", wl)

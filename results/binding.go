@@ -172,8 +172,8 @@ func dataFits(r *Run, c *Cell, key string) string {
 		data = c.Growth.BytesAfter
 	}
 	shape := ""
-	if c.Workload.Tables > 0 && c.Workload.TableSize > 0 {
-		shape = fmt.Sprintf("%d x %s ", c.Workload.Tables, rowsText(c.Workload.TableSize))
+	if d := c.Workload.Data(); len(d.Tables) > 0 && d.RowsPerTable > 0 {
+		shape = fmt.Sprintf("%d x %s ", len(d.Tables), rowsText(int(d.RowsPerTable)))
 	}
 	if key == "memory" {
 		limit := c.Limits.Requested.Memory

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
@@ -15,12 +16,12 @@ import (
 func TestBindingWarnings(t *testing.T) {
 	cols := []string{"cg_cpu_throttled_periods_s", "cg_cpu_throttled_ms_s", "cg_reads_s", "cg_writes_s", "cpu_server_pct", "cg_memory_mb"}
 	mk := func(name string, lim catalog.LimitSet, row []float64) Cell {
-		c := Cell{Name: name, Status: CellOK, Result: &oltp.Result{Events: 100},
+		c := Cell{Name: name, Status: CellOK, Result: &engine.Result{Events: 100},
 			Limits: &record.LimitsInForce{Requested: lim}, Effective: map[string]string{},
-			Workload: oltp.Options{Tables: 4, TableSize: 100000},
+			Workload: engine.Spec{Engine: "oltp", Options: oltp.Options{Workload: "oltp_read_write", Tables: 4, TableSize: 100000}},
 			Growth:   &Growth{BytesBefore: 100 << 20, BytesAfter: 100 << 20}}
 		for i := 0; i < 20; i++ {
-			c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: 0, End: 1e9, Events: 100})
+			c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: 0, End: 1e9, Events: 100})
 			c.Metrics = append(c.Metrics, row)
 		}
 		Observe(&c, cols)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
 
@@ -54,7 +54,7 @@ type metric struct {
 	name           string
 	unit           string
 	higherIsBetter bool
-	value          func(*oltp.Result) float64
+	value          func(*engine.Result) float64
 }
 
 // compareMetrics are record.Columns' entries with a Compare name, in its
@@ -65,7 +65,7 @@ var compareMetrics = func() []metric {
 		if col.Compare == "" {
 			continue
 		}
-		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(r *oltp.Result) float64 {
+		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(r *engine.Result) float64 {
 			v, _ := col.Value(&Cell{Status: CellOK, Result: r})
 			return v
 		}})
@@ -292,7 +292,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	return c, nil
 }
 
-func compareMetric(m metric, base, new []*oltp.Result, opt CompareOptions) MetricComparison {
+func compareMetric(m metric, base, new []*engine.Result, opt CompareOptions) MetricComparison {
 	bv, nv := values(base, m.value), values(new, m.value)
 	mc := MetricComparison{
 		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
@@ -336,7 +336,7 @@ func compareMetric(m metric, base, new []*oltp.Result, opt CompareOptions) Metri
 	return mc
 }
 
-func values(rs []*oltp.Result, f func(*oltp.Result) float64) []float64 {
+func values(rs []*engine.Result, f func(*engine.Result) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
 		out[i] = f(r)
@@ -349,7 +349,7 @@ type cellGroup struct {
 	name     string
 	scenario string
 	params   []experiment.Param
-	ok       []*oltp.Result
+	ok       []*engine.Result
 	cells    []*Cell // the successful repeats, aligned with ok
 	all      []*Cell // every repeat
 	failed   int

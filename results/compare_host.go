@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
 
@@ -324,7 +324,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 
 // perRoundLogRatio is ln(cell/control) per round (repeat) both finished,
 // in repeat order.
-func perRoundLogRatio(cell, control *cellGroup, value func(*oltp.Result) float64) []float64 {
+func perRoundLogRatio(cell, control *cellGroup, value func(*engine.Result) float64) []float64 {
 	ctl := map[int]float64{}
 	for k, c := range control.cells {
 		ctl[c.Repeat] = value(control.ok[k])

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
@@ -68,11 +69,10 @@ func synthRun(seed uint64, repeats int, cells []synthCell) *Run {
 			o.Warmup = 5 * time.Second
 			jitter := func() float64 { return 1 + s.noise*rng.NormFloat64() }
 			elapsed := 30 * time.Second
-			res := &oltp.Result{
-				Options: o,
+			res := &engine.Result{
 				Elapsed: elapsed,
 				Events:  int64(s.tps * jitter() * elapsed.Seconds()),
-				Latency: oltp.Latency{P95: s.p95 * jitter(), P99: s.p99 * jitter()},
+				Latency: engine.Latency{P95: s.p95 * jitter(), P99: s.p99 * jitter()},
 			}
 			res.Writes = res.Events
 			r.Cells = append(r.Cells, Cell{
@@ -88,7 +88,7 @@ func synthRun(seed uint64, repeats int, cells []synthCell) *Run {
 				Status:    CellOK,
 				Started:   started.Add(time.Duration(idx) * time.Minute),
 				Effective: map[string]string{"sync_binlog": vars[0], "innodb_flush_log_at_trx_commit": vars[1], "log_bin": "ON"},
-				Workload:  o,
+				Workload:  engine.Spec{Engine: "oltp", Options: o},
 				Result:    res,
 			})
 			idx++
@@ -277,11 +277,10 @@ func TestCompareWorkloadMismatch(t *testing.T) {
 	new := synthRun(1, 5, flushCells())
 	for i := range new.Cells {
 		if new.Cells[i].Name == "b1e1/threads=1" {
-			new.Cells[i].Workload.ReinsertID = "auto"
+			withOLTP(&new.Cells[i], func(o *oltp.Options) { o.ReinsertID = "auto" })
 		}
 		// Run length is not part of the workload's definition.
-		new.Cells[i].Workload.Time = time.Minute
-		new.Cells[i].Workload.Warmup = 0
+		withOLTP(&new.Cells[i], func(o *oltp.Options) { o.Time, o.Warmup = time.Minute, 0 })
 	}
 	_, err := Compare(base, new, DefaultCompareOptions())
 	var me *MismatchError
@@ -369,7 +368,7 @@ func TestCompareAllowMismatch(t *testing.T) {
 	new := synthRun(1, 5, flushCells())
 	for i := range new.Cells {
 		if new.Cells[i].Scenario == "b1e1" {
-			new.Cells[i].Workload.ReinsertID = "auto"
+			withOLTP(&new.Cells[i], func(o *oltp.Options) { o.ReinsertID = "auto" })
 		}
 	}
 	opt := DefaultCompareOptions()
@@ -542,4 +541,11 @@ func golden(t *testing.T, name string, got []byte) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs (go test ./results -update-compare-golden to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
+}
+
+// withOLTP changes a cell's oltp options.
+func withOLTP(c *Cell, f func(o *oltp.Options)) {
+	o, _ := c.Workload.Options.(oltp.Options) // none: the zero options
+	f(&o)
+	c.Workload.Options = o
 }

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 )
 
 // flushRun is a flush.toml-like run: b1e1 (baseline), b0e1, b0e0 in
@@ -24,7 +24,7 @@ func flushRun(expect string, tps map[string][]float64) *Run {
 	for rep := 1; rep <= rounds; rep++ {
 		for _, sc := range []string{"b1e1", "b0e1", "b0e0"} {
 			v := tps[sc][rep-1]
-			res := &oltp.Result{Elapsed: 10 * time.Second, Events: int64(v * 10)}
+			res := &engine.Result{Elapsed: 10 * time.Second, Events: int64(v * 10)}
 			r.Cells = append(r.Cells, Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res})
 		}
 	}
@@ -126,11 +126,11 @@ func TestObserveMechanism(t *testing.T) {
 	}
 	c := &Cell{Status: CellOK}
 	for s := 0; s < 12; s++ {
-		ph := oltp.PhaseRun
+		ph := engine.PhaseRun
 		if s < 2 {
-			ph = oltp.PhaseWarmup
+			ph = engine.PhaseWarmup
 		}
-		c.Intervals = append(c.Intervals, oltp.Interval{Phase: ph, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 1000})
+		c.Intervals = append(c.Intervals, engine.Interval{Phase: ph, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 1000})
 		row := make([]float64, len(cols))
 		for i := range row {
 			row[i] = math.NaN()
@@ -167,7 +167,7 @@ func TestObserveMechanism(t *testing.T) {
 // Every column an expectation may name has a value source.
 func TestExpectColumnsHaveValues(t *testing.T) {
 	t.Parallel()
-	c := &Cell{Status: CellOK, Result: &oltp.Result{Elapsed: time.Second, Events: 5}, Mechanism: map[string]float64{}}
+	c := &Cell{Status: CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5}, Mechanism: map[string]float64{}}
 	for _, k := range MechanismColumns {
 		c.Mechanism[k] = 1
 	}

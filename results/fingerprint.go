@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 	"benchmatrix/record"
 )
 
@@ -54,11 +54,7 @@ func ComputeFingerprint(r *Run) *Fingerprint {
 		if _, seen := f.Workload[c.Name]; seen {
 			continue
 		}
-		o := c.Workload
-		if o.Workload == "" && c.Result != nil {
-			o = c.Result.Options
-		}
-		f.Workload[c.Name] = workloadDef(o)
+		f.Workload[c.Name] = workloadDef(c.Workload)
 	}
 	for _, c := range r.Plan {
 		if _, seen := f.Workload[c.Name]; !seen {
@@ -68,8 +64,8 @@ func ComputeFingerprint(r *Run) *Fingerprint {
 	return f
 }
 
-func workloadDef(o oltp.Options) WorkloadDef {
-	return WorkloadDef{Workload: o.Workload, EngineVersion: EngineVersion, Options: optionMap(o)}
+func workloadDef(s engine.Spec) WorkloadDef {
+	return WorkloadDef{Workload: s.Workload(), EngineVersion: EngineVersion, Options: optionMap(s.Options)}
 }
 
 func copyMap(m map[string]string) map[string]string {
@@ -83,13 +79,16 @@ func copyMap(m map[string]string) map[string]string {
 // optionMap renders every field of o under its JSON name, so an option
 // added to the engine joins the fingerprint without anyone remembering to
 // add it here.
-func optionMap(o oltp.Options) map[string]string {
+func optionMap(o engine.Options) map[string]string {
 	skip := map[string]bool{"workload": true}
 	for _, k := range NonDefiningOptions {
 		skip[k] = true
 	}
 	out := map[string]string{}
-	v := reflect.ValueOf(o)
+	if o == nil {
+		return out
+	}
+	v := reflect.Indirect(reflect.ValueOf(o))
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)

@@ -72,7 +72,18 @@ func TestFingerprintFallsBackToResultAndPlan(t *testing.T) {
 	t.Parallel()
 	r := synthRun(1, 1, flushCells()[:1])
 	opts := r.Cells[0].Workload
-	r.Cells[0].Workload = oltp.Options{} // an older run.json: options only in the result
+	// An older run.json: options only in the result.
+	old, err := json.Marshal(map[string]any{"name": r.Cells[0].Name, "result": map[string]any{"options": opts, "events": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Cells[0] = Cell{}
+	if err := json.Unmarshal(old, &r.Cells[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := BindWorkloads(r); err != nil {
+		t.Fatal(err)
+	}
 	r.Plan = append(r.Plan, experiment.Cell{Name: "b9e9/threads=1", Scenario: "b9e9", Workload: opts})
 	f := ComputeFingerprint(r)
 	if f.Workload["b1e1/threads=1"].Options["threads"] != "1" {
@@ -93,9 +104,11 @@ func TestFingerprintDiff(t *testing.T) {
 	o := synthRun(2, 1, flushCells())
 	for i := range o.Cells {
 		c := &o.Cells[i]
-		c.Workload.Time, c.Workload.Warmup, c.Workload.ReportInterval, c.Workload.Percentile = time.Hour, time.Minute, time.Second, 99
+		withOLTP(c, func(o *oltp.Options) {
+			o.Time, o.Warmup, o.ReportInterval, o.Percentile = time.Hour, time.Minute, time.Second, 99
+		})
 		if c.Name == "b0e0/threads=8" {
-			c.Workload.Rate = 500
+			withOLTP(c, func(o *oltp.Options) { o.Rate = 500 })
 			delete(c.Effective, "log_bin")
 			c.Effective["innodb_buffer_pool_size"] = "134217728"
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
@@ -93,10 +94,10 @@ func goldenRun() *Run {
 		w.Threads = f.threads
 		w.RandSeed = int64(1000 + i)
 		r.Plan = append(r.Plan, experiment.Cell{Index: i, Name: name, Scenario: f.scenario, Params: params, Repeat: f.repeat,
-			Workload: w, Server: []experiment.Param{{Name: "sync_binlog", Value: f.sb}}})
+			Workload: engine.Spec{Engine: "oltp", Options: w}, Server: []experiment.Param{{Name: "sync_binlog", Value: f.sb}}})
 		c := Cell{Name: name, Index: i, Scenario: f.scenario, Params: params, Repeat: f.repeat, Status: CellOK,
 			Started: started.Add(time.Duration(i) * 25 * time.Second), WallSeconds: 21.5, Data: "reused",
-			DrainSeconds: 0.5, WarmupSeconds: 3, Effective: map[string]string{"sync_binlog": f.sb}, Workload: w, RandSeed: w.RandSeed}
+			DrainSeconds: 0.5, WarmupSeconds: 3, Effective: map[string]string{"sync_binlog": f.sb}, Workload: engine.Spec{Engine: "oltp", Options: w}, RandSeed: w.RandSeed}
 		if i == 0 {
 			c.Data, c.PrepareSeconds = "loaded", 4.25
 		}
@@ -109,18 +110,18 @@ func goldenRun() *Run {
 			continue
 		}
 		wobble := []int64{0, 12, -8, 5, -10, 7, -3, 9, -6, 4}
-		res := &oltp.Result{Options: w, Elapsed: 10 * time.Second}
+		res := &engine.Result{Elapsed: 10 * time.Second}
 		for s := 0; s < 13; s++ {
-			iv := oltp.Interval{Phase: oltp.PhaseWarmup, Start: time.Duration(s) * time.Second,
+			iv := engine.Interval{Phase: engine.PhaseWarmup, Start: time.Duration(s) * time.Second,
 				End: time.Duration(s+1) * time.Second, Threads: f.threads}
 			m := s - 3 // measured second
 			switch {
 			case m < 0:
 				iv.Events = f.tps * int64(s+1) / 4 // ramp-up
 			case f.stall && (m == 5 || m == 6):
-				iv.Phase = oltp.PhaseRun
+				iv.Phase = engine.PhaseRun
 			default:
-				iv.Phase = oltp.PhaseRun
+				iv.Phase = engine.PhaseRun
 				iv.Events = f.tps + wobble[m]*int64(f.threads)
 			}
 			iv.Reads, iv.Writes, iv.Others = 14*iv.Events, 4*iv.Events, 2*iv.Events
@@ -140,7 +141,7 @@ func goldenRun() *Run {
 				}
 			}
 			c.Metrics = append(c.Metrics, row)
-			if iv.Phase == oltp.PhaseRun {
+			if iv.Phase == engine.PhaseRun {
 				res.Events += iv.Events
 				res.Reads += iv.Reads
 				res.Writes += iv.Writes
@@ -149,7 +150,7 @@ func goldenRun() *Run {
 			}
 		}
 		avg := float64(f.threads) * 1000 / float64(f.tps)
-		res.Latency = oltp.Latency{Min: avg / 4, Avg: avg, Max: 9 * avg, P50: avg, P95: 1.6 * avg, P99: 2.4 * avg, P999: 5 * avg}
+		res.Latency = engine.Latency{Min: avg / 4, Avg: avg, Max: 9 * avg, P50: avg, P95: 1.6 * avg, P99: 2.4 * avg, P999: 5 * avg}
 		c.Result = res
 		Observe(&c, metrics)
 		c.Growth = &Growth{RowsBefore: 20000, RowsAfter: 20000, RowsExact: true,

@@ -133,10 +133,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 			continue
 		}
 		lc.repeats++
-		t := c.Workload.Threads
-		if t <= 0 {
-			t = c.Result.Options.Threads
-		}
+		t := c.Workload.Common().Threads
 		if t > 0 {
 			threads[c.Name] = append(threads[c.Name], float64(t))
 		}

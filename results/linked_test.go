@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"benchmatrix/observe"
+	"benchmatrix/oltp"
 )
 
 // linkedRun is flushRun with each scenario's mechanism, threads, growth
@@ -29,7 +30,7 @@ func linkedRun(expect string, sc map[string]linkedScenario) *Run {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		s := sc[c.Scenario]
-		c.Workload.Threads = max(1, s.threads)
+		withOLTP(c, func(o *oltp.Options) { o.Threads = max(1, s.threads) })
 		c.Mechanism = s.mech
 		if s.growth != nil {
 			g := *s.growth

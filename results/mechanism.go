@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 	"benchmatrix/record"
 )
 
@@ -52,7 +52,7 @@ func Observe(c *Cell, columns []string) {
 	var tps []float64
 	var rows [][]float64
 	for i, iv := range c.Intervals {
-		if iv.Phase != oltp.PhaseRun || i >= len(c.Metrics) {
+		if iv.Phase != engine.PhaseRun || i >= len(c.Metrics) {
 			continue
 		}
 		s := iv.Seconds()

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 )
 
 // With the server's cgroup sampled, the mechanism carries the server's own
@@ -18,7 +18,7 @@ func TestMechanismServerOwnIO(t *testing.T) {
 	cols := observe.Columns()
 	c := &Cell{Status: CellOK}
 	for s := 0; s < 10; s++ {
-		c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 50})
+		c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 50})
 		c.Metrics = append(c.Metrics, metricRow(cols, map[string]float64{
 			"disk_writes_s": 1800, "disk_write_kb_s": 23600, "cg_writes_s": 100, "cg_write_kb_s": 800, "cg_reads_s": 5}))
 	}

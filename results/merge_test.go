@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 )
 
 // shardDirs writes n synthetic shard runs of a flush-like plan (3 cells ×
@@ -42,8 +42,8 @@ func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *Run)) []string {
 			if (c.Repeat-1)%n+1 != k {
 				continue
 			}
-			c.Result = &oltp.Result{Elapsed: 10 * time.Second, Events: int64(1000 * (c.Repeat + k))}
-			c.Intervals = []oltp.Interval{{End: time.Second, Events: int64(k)}}
+			c.Result = &engine.Result{Elapsed: 10 * time.Second, Events: int64(1000 * (c.Repeat + k))}
+			c.Intervals = []engine.Interval{{End: time.Second, Events: int64(k)}}
 			r.Cells = append(r.Cells, c)
 			r.Plan = append(r.Plan, plan[i])
 		}

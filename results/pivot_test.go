@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 )
 
 func pivotRun(pivot string) *Run {
@@ -20,7 +20,7 @@ func pivotRun(pivot string) *Run {
 			}
 			r.Cells = append(r.Cells, Cell{Name: sc.name + "/threads=" + th, Scenario: sc.name, Repeat: 1, Status: CellOK,
 				Params: []experiment.Param{{Name: "sync_binlog", Value: sc.sb}, {Name: "threads", Value: th}},
-				Result: &oltp.Result{Events: events, Elapsed: time.Second}})
+				Result: &engine.Result{Events: events, Elapsed: time.Second}})
 		}
 	}
 	return r

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -356,7 +356,7 @@ func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run
 	curPhase := ""
 	flush := func() {
 		if len(cur) > 0 {
-			if curPhase == string(oltp.PhaseWarmup) {
+			if curPhase == string(engine.PhaseWarmup) {
 				warm = append(warm, cur)
 			} else {
 				run = append(run, cur)
@@ -398,7 +398,7 @@ func stallSpans(c Cell, pts []IntervalPoint) [][2]float64 {
 	var runIv []span
 	prev := 0.0
 	for _, p := range pts {
-		if p.Phase == string(oltp.PhaseRun) && p.T > prev {
+		if p.Phase == string(engine.PhaseRun) && p.T > prev {
 			runIv = append(runIv, span{prev, p.T})
 		}
 		if p.T > prev {
@@ -487,7 +487,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 			if p.TPS > maxTPS {
 				maxTPS = p.TPS
 			}
-			if p.Phase == string(oltp.PhaseWarmup) {
+			if p.Phase == string(engine.PhaseWarmup) {
 				warmEnd = math.Max(warmEnd, p.T)
 			}
 			if p.TPS > 0 && p.P95 > 0 {

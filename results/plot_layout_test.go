@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 )
 
 // Twelve cells without scenarios: two small multiples of six lines, no
@@ -75,10 +75,10 @@ func TestWritePlotsManyCells(t *testing.T) {
 		th := fmt.Sprint(1 << (i / 2))
 		c := Cell{Name: fmt.Sprintf("engine=%s/threads=%s", []string{"innodb", "myisam"}[i%2], th), Index: i, Repeat: 1, Status: CellOK,
 			Params: []experiment.Param{{Name: "threads", Value: th}}}
-		res := &oltp.Result{Elapsed: 10 * time.Second}
+		res := &engine.Result{Elapsed: 10 * time.Second}
 		for s := 0; s < 10; s++ {
 			ev := int64(200*(i+1) + 30*(s%3))
-			c.Intervals = append(c.Intervals, oltp.Interval{Phase: oltp.PhaseRun, Start: time.Duration(s) * time.Second,
+			c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: time.Duration(s) * time.Second,
 				End: time.Duration(s+1) * time.Second, Events: ev, LatP95: float64(1 + i), LatP50: 1})
 			res.Events += ev
 		}
@@ -129,8 +129,8 @@ func TestRepeatsFigure(t *testing.T) {
 			}
 			c := Cell{Name: sc, Scenario: sc, Index: idx, Repeat: rep, Status: CellOK}
 			idx++
-			res := &oltp.Result{Elapsed: time.Second, Events: tps}
-			c.Intervals = []oltp.Interval{{Phase: oltp.PhaseRun, End: time.Second, Events: tps, LatP95: 1, LatP50: 1}}
+			res := &engine.Result{Elapsed: time.Second, Events: tps}
+			c.Intervals = []engine.Interval{{Phase: engine.PhaseRun, End: time.Second, Events: tps, LatP95: 1, LatP50: 1}}
 			c.Result = res
 			if err := w.AppendCell(&c); err != nil {
 				t.Fatal(err)

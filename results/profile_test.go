@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/profile"
 )
 
 func costCell(name, scenario, prof string, repeat int, events int64) Cell {
 	return Cell{Name: name, Scenario: scenario, Repeat: repeat, Status: CellOK,
 		Params: []experiment.Param{{Name: "sync_binlog", Value: "1"}, {Name: "profile", Value: prof}},
-		Result: &oltp.Result{Events: events, Elapsed: 10e9}}
+		Result: &engine.Result{Events: events, Elapsed: 10e9}}
 }
 
 func TestProfilerCost(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 )
 
 // writeTestRun writes a small results directory through the Writer, as a
@@ -51,21 +51,21 @@ func writeTestRun(t *testing.T, dir string) *Run {
 			continue
 		}
 		base := int64(300 + 150*len(cr.threads+cr.scenario)*i + 20*cr.repeat)
-		res := &oltp.Result{Elapsed: 15 * time.Second}
+		res := &engine.Result{Elapsed: 15 * time.Second}
 		for s := 0; s < 18; s++ {
-			phase := oltp.PhaseRun
+			phase := engine.PhaseRun
 			if s < 3 {
-				phase = oltp.PhaseWarmup
+				phase = engine.PhaseWarmup
 			}
 			ev := base + int64(s%4)*15
 			p95 := 2 + float64(s%3)/2
 			if cr.stall && (s == 8 || s == 9) { // measured intervals 5 and 6
 				ev, p95 = 0, 0
 			}
-			c.Intervals = append(c.Intervals, oltp.Interval{Phase: phase, Start: time.Duration(s) * time.Second,
+			c.Intervals = append(c.Intervals, engine.Interval{Phase: phase, Start: time.Duration(s) * time.Second,
 				End: time.Duration(s+1) * time.Second, Events: ev, Reads: 10 * ev, LatP95: p95, LatP50: 1})
 			c.Metrics = append(c.Metrics, []float64{float64(s)})
-			if phase == oltp.PhaseRun {
+			if phase == engine.PhaseRun {
 				res.Events += ev
 			}
 		}

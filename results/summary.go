@@ -111,9 +111,10 @@ func writeServerEnv(w io.Writer, r *Run) {
 
 func writeWorkloadEnv(w io.Writer, r *Run) {
 	if len(r.Plan) > 0 {
-		o := r.Plan[0].Workload
-		fmt.Fprintf(w, "| workload | %s, %d table(s) x %d rows, rand %s, %s measured after %s warm-up |\n",
-			o.Workload, o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup)
+		s := r.Plan[0].Workload
+		if s.Options != nil {
+			fmt.Fprintf(w, "| workload | %s, %s measured after %s warm-up |\n", s.Options.Describe(), s.Common().Time, s.Common().Warmup)
+		}
 	}
 }
 

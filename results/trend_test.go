@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 )
 
 // repeatsRun is a warmup.toml-like run: cells in interleaved rounds with
@@ -17,7 +17,7 @@ func repeatsRun(tps map[string][]float64, order []string, cold map[string]bool, 
 	r := &Run{Experiment: "warmup", Order: "grouped"}
 	for rep := 1; rep <= len(tps[order[0]]); rep++ {
 		for _, name := range order {
-			res := &oltp.Result{Elapsed: 10 * time.Second, Events: int64(tps[name][rep-1] * 10)}
+			res := &engine.Result{Elapsed: 10 * time.Second, Events: int64(tps[name][rep-1] * 10)}
 			ct := &observe.Contention{Intervals: 10, CPUOtherPct: 5}
 			if rep-1 < len(contended) && contended[rep-1] {
 				ct.CPU, ct.CPUOtherPct, ct.Contended, ct.Why = 8, 140, true, "other processes used 140% of a CPU"

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"benchmatrix/experiment"
 	"benchmatrix/record"
 )
 
@@ -161,7 +162,21 @@ func ReadRun(dir string) (*Run, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 	}
+	if err := BindWorkloads(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
 	return &r, nil
+}
+
+// BindWorkloads makes the cells' workloads, as decoded from run.json, their
+// engines' options again (the plan's cells bind themselves).
+func BindWorkloads(r *Run) error {
+	for i := range r.Cells {
+		if err := experiment.Engines.Bind(&r.Cells[i].Workload); err != nil {
+			return fmt.Errorf("cell %s: %w", r.Cells[i].Name, err)
+		}
+	}
+	return nil
 }
 
 func csvBytes(rows [][]string) []byte {

@@ -15,9 +15,9 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -159,17 +159,18 @@ func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
 // collect what they saw, whether or not the run went well.
 func (cr *cellRun) measure() error {
 	r, c, res := cr.r, cr.c, cr.res
-	o := c.Workload
-	o.ForcedShutdown = r.cfg.Grace
-	if o.RandSeed == 0 {
-		// sysbench's 0 means "from the clock"; pick the seed here and record
-		// it, so that run --rerun can repeat the id sequences.
-		o.RandSeed = r.cfg.Seeds[results.RunKey(c.Name, c.Repeat)]
-		if o.RandSeed == 0 {
-			o.RandSeed = time.Now().UnixNano()&(1<<53-1) | 1
+	o := c.Workload.With(func(cm *engine.Common) {
+		cm.Grace = r.cfg.Grace
+		if cm.Seed == 0 {
+			// sysbench's 0 means "from the clock"; pick the seed here and
+			// record it, so that run --rerun can repeat the id sequences.
+			cm.Seed = r.cfg.Seeds[results.RunKey(c.Name, c.Repeat)]
+			if cm.Seed == 0 {
+				cm.Seed = time.Now().UnixNano()&(1<<53-1) | 1
+			}
 		}
-	}
-	res.RandSeed = o.RandSeed
+	})
+	res.RandSeed = o.Common().Seed
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
 	r.spreadWriters(c, cfg) // topology.go
@@ -178,7 +179,7 @@ func (cr *cellRun) measure() error {
 			r.cfg.Progress.Phase("prewarm")
 			fmt.Fprintf(r.log, "    prewarm\n")
 			start := time.Now()
-			if err := r.cfg.Workload.Prewarm(ctx, cfg, o); err != nil {
+			if err := cr.workload.Prewarm(ctx, cfg, o.Options); err != nil {
 				return fmt.Errorf("prewarm: %w", err)
 			}
 			res.PrewarmSeconds = time.Since(start).Seconds()
@@ -211,7 +212,7 @@ func (cr *cellRun) measure() error {
 	if err := cr.in(PhaseWarmup, func(context.Context) error { return nil }); err != nil {
 		return err
 	}
-	var intervals []oltp.Interval
+	var intervals []engine.Interval
 	err = cr.observe()
 	if err == nil {
 		err = cr.warmAndRun(cfg, o, &intervals)
@@ -227,7 +228,7 @@ func (cr *cellRun) measure() error {
 // deadline (automatic warm-up runs the engine once more before it). A
 // server that stops answering after the window's end leaves a complete
 // window: the cell keeps it, with the frozen end as a stall (collect).
-func (cr *cellRun) warmAndRun(cfg *mysql.Config, o oltp.Options, intervals *[]oltp.Interval) error {
+func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]engine.Interval) error {
 	r, c, res := cr.r, cr.c, cr.res
 	d := r.deadline(c, PhaseMeasure)
 	ctx := cr.ctx
@@ -239,7 +240,7 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o oltp.Options, intervals *[]ol
 	}
 	var offset time.Duration
 	if c.Policy.WarmupAuto {
-		ivs, steady, err := r.autoWarmup(ctx, cfg, o, c.Policy.WarmupCap, func(iv oltp.Interval) { cr.interval(iv, 0, 0) })
+		ivs, steady, err := r.autoWarmup(ctx, cr.workload, cfg, o, c.Policy.WarmupCap, func(iv engine.Interval) { cr.interval(iv, 0, 0) })
 		if s := cr.stopped(); s != nil {
 			*intervals = ivs
 			return s
@@ -259,54 +260,55 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o oltp.Options, intervals *[]ol
 		}
 		res.WarmupSeconds = offset.Seconds()
 		res.WarmupSteady = steady
-		o.Warmup = 0
+		o = o.With(func(cm *engine.Common) { cm.Warmup = 0 })
 		if steady {
 			fmt.Fprintf(r.log, "    steady after %.0fs of warm-up\n", offset.Seconds())
 		} else {
 			fmt.Fprintf(r.log, "    not steady after the %s warm-up cap; measuring anyway\n", c.Policy.WarmupCap)
 		}
 	} else {
-		res.WarmupSeconds = o.Warmup.Seconds()
+		res.WarmupSeconds = o.Common().Warmup.Seconds()
 	}
-	if o.Warmup <= 0 {
+	cm := o.Common()
+	if cm.Warmup <= 0 {
 		cr.enter(PhaseMeasure)
 	}
 	cr.mu.Lock()
 	cr.engineStart, cr.windowEnd, cr.offset = time.Time{}, time.Time{}, offset // the measured run's clock, not the automatic warm-up's
 	cr.mu.Unlock()
 	r.cfg.Progress.Phase("warm-up and measure")
-	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", o.Warmup, o.Time)
+	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", cm.Warmup, cm.Time)
 	for _, h := range cr.hooks {
 		if b, ok := h.(runHook); ok {
-			b.beforeRun(cr.ctx, cr, o) // the cell's context: a profile outlives the run until collect
+			b.beforeRun(cr.ctx, cr, cm) // the cell's context: a profile outlives the run until collect
 		}
 	}
-	result, err := r.cfg.Workload.Run(ctx, cfg, o, func(iv oltp.Interval) {
-		cr.interval(iv, o.Warmup, o.Time)
+	result, err := cr.workload.Run(ctx, cfg, o.Options, func(iv engine.Interval) {
+		cr.interval(iv, cm.Warmup, cm.Time)
 		iv.Start += offset
 		iv.End += offset
 		*intervals = append(*intervals, iv)
 	})
 	cr.runOK = err == nil
-	if oltp.ChangesData(o) {
+	if o.Data().Changes {
 		r.loaded = ""
 	}
 	if s := cr.stopped(); s != nil {
 		if s.Err == nil {
 			s.Err = err
 		}
-		if s.Phase != PhaseMeasure || result == nil || !cr.windowDone(o) {
+		if s.Phase != PhaseMeasure || result == nil || !cr.windowDone(cm) {
 			return s
 		}
 		// The window ran its full length before the silence was found:
 		// a measurement of what the server did, its frozen end included.
 		note := fmt.Sprintf("the server stopped answering %.1f s before the measured window's end; the window is kept, "+
-			"its frozen end reported as a stall", cr.silentBeforeEnd(o).Seconds())
-		if result.ForcedShutdown && result.Elapsed > o.Time {
+			"its frozen end reported as a stall", cr.silentBeforeEnd(cm).Seconds())
+		if result.ForcedShutdown && result.Elapsed > cm.Time {
 			// The grace the engine waited for a frozen server is not
 			// measured time: the window's rates are over the window.
-			note += fmt.Sprintf("; rates over the %s window, not the %.1f s until the cut", o.Time, result.Elapsed.Seconds())
-			result.Elapsed = o.Time
+			note += fmt.Sprintf("; rates over the %s window, not the %.1f s until the cut", cm.Time, result.Elapsed.Seconds())
+			result.Elapsed = cm.Time
 		}
 		res.ObserveNotes = append(res.ObserveNotes, note)
 		fmt.Fprintf(r.log, "    %s\n", note)
@@ -421,9 +423,10 @@ const SnapshotMinRows = 100000
 // ensureData loads the cell's data unless the same shape is loaded and
 // untouched; a saved snapshot of the shape is restored instead of loading,
 // or else a hook's copy (dataHook: the data cache).
-func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) error {
+func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o engine.Spec) error {
 	res := cr.res
-	key := oltp.DataShape(o)
+	data := o.Data()
+	key := data.Shape
 	if key == r.loaded {
 		res.Data = "reused"
 		return nil
@@ -433,7 +436,7 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) er
 	snap, canSnap := r.srv.(server.Snapshotter)
 	if canSnap && snap.HasSnapshot(key) {
 		r.cfg.Progress.Phase("restore snapshot")
-		fmt.Fprintf(r.log, "    restore the %s data from its snapshot\n", o.Workload)
+		fmt.Fprintf(r.log, "    restore the %s data from its snapshot\n", o.Workload())
 		if err := snap.Restore(ctx, key, r.srv.Startup()); err != nil {
 			r.loaded, r.loadedOpts = "", nil
 			return err
@@ -452,27 +455,27 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) er
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
 	if r.loadedOpts != nil {
-		if err := r.cfg.Workload.Cleanup(ctx, cfg, *r.loadedOpts); err != nil {
+		if err := r.workloadOf(*r.loadedOpts).Cleanup(ctx, cfg, r.loadedOpts.Options); err != nil {
 			return fmt.Errorf("cleanup: %w", err)
 		}
 	}
-	if err := r.cfg.Workload.Cleanup(ctx, cfg, o); err != nil {
+	if err := cr.workload.Cleanup(ctx, cfg, o.Options); err != nil {
 		return fmt.Errorf("cleanup: %w", err)
 	}
 	r.cfg.Progress.Phase("prepare")
-	fmt.Fprintf(r.log, "    prepare %s: %d table(s) x %d rows\n", o.Workload, o.Tables, o.TableSize)
-	if err := r.cfg.Workload.Prepare(ctx, cfg, o); err != nil {
+	fmt.Fprintf(r.log, "    prepare %s: %d table(s) x %d rows\n", o.Workload(), len(data.Tables), data.RowsPerTable)
+	if err := cr.workload.Prepare(ctx, cfg, o.Options); err != nil {
 		r.loaded, r.loadedOpts = "", nil
 		return err
 	}
 	res.Data = "loaded"
 	r.setLoaded(key, o)
 	if b, ok := r.srv.(server.Borrowed); ok {
-		if err := b.Claim(ctx, r.schema, oltp.TableNames(o)); err != nil {
+		if err := b.Claim(ctx, r.schema, data.Tables); err != nil {
 			return err
 		}
 	}
-	if canSnap && !oltp.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows {
+	if canSnap && data.Rows() >= SnapshotMinRows {
 		fmt.Fprintf(r.log, "    save a snapshot of the loaded data\n")
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
@@ -486,7 +489,7 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o oltp.Options) er
 	return nil
 }
 
-func (r *Runner) setLoaded(key string, o oltp.Options) {
+func (r *Runner) setLoaded(key string, o engine.Spec) {
 	r.loaded = key
 	oc := o
 	r.loadedOpts = &oc
@@ -494,18 +497,17 @@ func (r *Runner) setLoaded(key string, o oltp.Options) {
 
 // autoWarmup runs the workload until per-second tps is steady or the cap
 // is reached; its intervals are returned as warm-up intervals.
-func (r *Runner) autoWarmup(ctx context.Context, cfg *mysql.Config, o oltp.Options, limit time.Duration, hear func(oltp.Interval)) ([]oltp.Interval, bool, error) {
+func (r *Runner) autoWarmup(ctx context.Context, w Workload, cfg *mysql.Config, o engine.Spec, limit time.Duration, hear func(engine.Interval)) ([]engine.Interval, bool, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	o.Warmup, o.Time, o.Events = 0, limit, 0
-	o.ReportInterval = time.Second
-	var ivs []oltp.Interval
+	o = o.With(func(cm *engine.Common) { cm.Warmup, cm.Time, cm.Events, cm.ReportInterval = 0, limit, 0, time.Second })
+	var ivs []engine.Interval
 	var tps []float64
 	steady := false
 	r.cfg.Progress.Phase("warm-up until steady")
 	fmt.Fprintf(r.log, "    warm-up until steady (at most %s)\n", limit)
-	_, err := r.cfg.Workload.Run(wctx, cfg, o, func(iv oltp.Interval) {
-		iv.Phase = oltp.PhaseWarmup
+	_, err := w.Run(wctx, cfg, o.Options, func(iv engine.Interval) {
+		iv.Phase = engine.PhaseWarmup
 		hear(iv)
 		ivs = append(ivs, iv)
 		if s := iv.Seconds(); s > 0 {

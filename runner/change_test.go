@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/results"
 )
@@ -102,7 +103,7 @@ func TestShippedManifestsRunAsPlanned(t *testing.T) {
 			continue // TestRunnerDecidesAsThePlanOverShippedManifests covers its decisions
 		}
 		for i := range plan.Cells { // seconds, not minutes: the fake's results are made up
-			plan.Cells[i].Workload.Time, plan.Cells[i].Workload.Warmup = 1e9, 0
+			plan.Cells[i].Workload = plan.Cells[i].Workload.With(func(c *engine.Common) { c.Time, c.Warmup = 1e9, 0 })
 			plan.Cells[i].Policy.WarmupAuto, plan.Cells[i].Policy.Drain = false, false
 		}
 		rig := newFakeRig()
@@ -141,7 +142,7 @@ func hasProfile(p *experiment.Plan) bool {
 
 func hasSlap(p *experiment.Plan) bool {
 	for _, c := range p.Cells {
-		if c.Slap != nil {
+		if c.Workload.Engine == experiment.SlapWorkload {
 			return true
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 	"benchmatrix/cache"
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -44,11 +44,11 @@ type cacheHook struct{}
 
 func (cacheHook) feature() string { return "data cache" }
 
-func (cacheHook) restore(ctx context.Context, cr *cellRun, key string, o oltp.Options) (bool, error) {
+func (cacheHook) restore(ctx context.Context, cr *cellRun, key string, o engine.Spec) (bool, error) {
 	return cr.r.restoreCached(ctx, key, o, cr.res)
 }
 
-func (cacheHook) snapshotted(ctx context.Context, cr *cellRun, key string, o oltp.Options) {
+func (cacheHook) snapshotted(ctx context.Context, cr *cellRun, key string, o engine.Spec) {
 	cr.r.storeCached(ctx, key, o, cr.res)
 }
 
@@ -100,28 +100,26 @@ func OpenCache(spec experiment.ServerSpec) (*cache.Cache, error) {
 }
 
 // cacheable: the data shapes worth a snapshot are worth caching.
-func cacheable(o oltp.Options) bool {
-	return !oltp.EmptyTables(o) && int64(o.Tables)*int64(o.TableSize) >= SnapshotMinRows
+func cacheable(o engine.Spec) bool {
+	return o.Data().Rows() >= SnapshotMinRows
 }
 
 // dataKey is the part of a cache key known before the server runs: the
 // binary, the schema and what the load does.
-func dataKey(binary, schema string, o oltp.Options) cache.Key {
-	k := cache.Key{Binary: binary, Schema: schema, Shape: oltp.DataShape(o), Seed: "clock", Format: map[string]string{}}
+func dataKey(binary, schema string, o engine.Spec) cache.Key {
+	k := cache.Key{Binary: binary, Schema: schema, Shape: o.Data().Shape, Seed: "clock", Format: map[string]string{}}
 	if st, err := os.Stat(binary); err == nil {
 		k.Stamp = fmt.Sprintf("%d bytes, modified %s", st.Size(), st.ModTime().UTC().Format("2006-01-02T15:04:05.999999999Z"))
 	}
-	if o.RandSeed != 0 {
-		k.Seed = strconv.FormatInt(o.RandSeed, 10)
+	if seed := o.Common().Seed; seed != 0 {
+		k.Seed = strconv.FormatInt(seed, 10)
 	}
-	// k is drawn from the run's distribution (oltp.loader.rows).
-	k.Dist = fmt.Sprintf("%s spec_iter=%d spec_pct=%g spec_res=%g pareto_h=%g zipfian_exp=%g",
-		o.RandType, o.RandSpecIter, o.RandSpecPct, o.RandSpecRes, o.RandParetoH, o.RandZipfianExp)
+	k.Dist = o.Data().Dist
 	return k
 }
 
 // cacheKey is everything that determines o's data on this server.
-func (r *Runner) cacheKey(ctx context.Context, o oltp.Options) (cache.Key, error) {
+func (r *Runner) cacheKey(ctx context.Context, o engine.Spec) (cache.Key, error) {
 	info := r.srv.Info()
 	k := dataKey(info.Binary, r.schema, o)
 	k.Server = string(info.Flavor) + " " + info.Version
@@ -145,7 +143,7 @@ func (r *Runner) cacheKey(ctx context.Context, o oltp.Options) (cache.Key, error
 // restoreCached restores o's data (shape key) from the cache when an
 // entry for it exists and is sound. It reports whether it did; a corrupt
 // entry is discarded (noted on the cell) and the data loaded instead.
-func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, res *results.Cell) (bool, error) {
+func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, res *results.Cell) (bool, error) {
 	c, sw := r.cacheFor()
 	if c == nil || !cacheable(o) {
 		return false, nil
@@ -168,7 +166,7 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 		return false, err
 	}
 	r.cfg.Progress.Phase("restore from the data cache")
-	fmt.Fprintf(r.log, "    restore the %s data from the data cache (entry %s)\n", o.Workload, id)
+	fmt.Fprintf(r.log, "    restore the %s data from the data cache (entry %s)\n", o.Workload(), id)
 	start := time.Now()
 	e, err := c.Restore(ctx, id, stage)
 	if err != nil {
@@ -198,7 +196,7 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o oltp.Options, 
 // storeCached keeps the snapshot of o's just-loaded data (shape key) in
 // the cache. A failure is the cache's problem, not the cell's: it is
 // logged and noted.
-func (r *Runner) storeCached(ctx context.Context, key string, o oltp.Options, res *results.Cell) {
+func (r *Runner) storeCached(ctx context.Context, key string, o engine.Spec, res *results.Cell) {
 	c, sw := r.cacheFor()
 	k, ok := r.dc.keys[key]
 	if c == nil || !ok || !cacheable(o) {
@@ -266,7 +264,7 @@ func MarkCached(p *experiment.Plan) {
 	}
 	for _, cell := range p.Cells {
 		o := cell.Workload
-		if !cell.Change.Reload || cell.Slap != nil || !cacheable(o) {
+		if !cell.Change.Reload || !cacheable(o) {
 			continue
 		}
 		want := dataKey(bin, spec.Schema, o)

@@ -19,6 +19,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -235,17 +236,26 @@ type fakeWorkload struct {
 	fail     func(o oltp.Options) error
 }
 
-func (w *fakeWorkload) Prepare(_ context.Context, _ *mysql.Config, o oltp.Options) error {
+func (w *fakeWorkload) Prepare(_ context.Context, _ *mysql.Config, eo engine.Options) error {
+	o := asOLTP(eo)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.prepares = append(w.prepares, fmt.Sprintf("%s tables=%d size=%d", o.Workload, o.Tables, o.TableSize))
 	return nil
 }
 
-func (w *fakeWorkload) Cleanup(context.Context, *mysql.Config, oltp.Options) error { return nil }
-func (w *fakeWorkload) Prewarm(context.Context, *mysql.Config, oltp.Options) error { return nil }
+func (w *fakeWorkload) Cleanup(context.Context, *mysql.Config, engine.Options) error { return nil }
+func (w *fakeWorkload) Prewarm(context.Context, *mysql.Config, engine.Options) error { return nil }
 
-func (w *fakeWorkload) Run(ctx context.Context, _ *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
+// asOLTP is the oltp options the fakes read (the zero options for another
+// engine's).
+func asOLTP(o engine.Options) oltp.Options {
+	oo, _ := o.(oltp.Options)
+	return oo
+}
+
+func (w *fakeWorkload) Run(ctx context.Context, _ *mysql.Config, eo engine.Options, report func(engine.Interval)) (*engine.Result, error) {
+	o := asOLTP(eo)
 	w.mu.Lock()
 	w.runs = append(w.runs, fmt.Sprintf("%s/t%d", o.Workload, o.Threads))
 	fail := w.fail
@@ -259,10 +269,10 @@ func (w *fakeWorkload) Run(ctx context.Context, _ *mysql.Config, o oltp.Options,
 		return nil, err
 	}
 	secs := int(o.Time / time.Second)
-	res := &oltp.Result{Options: o, Elapsed: o.Time}
+	res := &engine.Result{Elapsed: o.Time}
 	for i := 0; i < secs; i++ {
 		ev := int64(100 * o.Threads)
-		report(oltp.Interval{Phase: oltp.PhaseRun, Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
+		report(engine.Interval{Phase: engine.PhaseRun, Start: time.Duration(i) * time.Second, End: time.Duration(i+1) * time.Second,
 			Threads: o.Threads, Events: ev, Writes: ev})
 		res.Events += ev
 		res.Writes += ev

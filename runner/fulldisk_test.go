@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -89,7 +89,7 @@ type fillingWorkload struct {
 	fill func()
 }
 
-func (w fillingWorkload) Prepare(ctx context.Context, cfg *mysql.Config, o oltp.Options) error {
+func (w fillingWorkload) Prepare(ctx context.Context, cfg *mysql.Config, o engine.Options) error {
 	if w.fill != nil {
 		w.fill()
 	}

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 )
 
 // hook is one feature's part in one cell's lifecycle (lifecycle.go). A
@@ -25,8 +25,8 @@ type startHook interface {
 // load, snapshotted hears that the provider saved the loaded data as a
 // snapshot.
 type dataHook interface {
-	restore(ctx context.Context, cr *cellRun, key string, o oltp.Options) (bool, error)
-	snapshotted(ctx context.Context, cr *cellRun, key string, o oltp.Options)
+	restore(ctx context.Context, cr *cellRun, key string, o engine.Spec) (bool, error)
+	snapshotted(ctx context.Context, cr *cellRun, key string, o engine.Spec)
 }
 
 // afterLoadHook runs once the cell's data is in place: checks that need
@@ -52,13 +52,13 @@ type observeHook interface {
 // runHook hears that the engine's run starts, with its options (after an
 // automatic warm-up: no warm-up left).
 type runHook interface {
-	beforeRun(ctx context.Context, cr *cellRun, o oltp.Options)
+	beforeRun(ctx context.Context, cr *cellRun, o engine.Common)
 }
 
 // intervalHook hears every interval the engine reports, on the engine's
 // goroutine: it must not block.
 type intervalHook interface {
-	interval(iv oltp.Interval)
+	interval(iv engine.Interval)
 }
 
 // collectHook ends what observe started and records it on the cell; it

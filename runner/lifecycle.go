@@ -8,9 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -87,17 +89,17 @@ const pingEvery = 500 * time.Millisecond
 //   - collect: the settle bound, two minutes when profiling (perf report);
 //   - the others: fixedDeadline.
 func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
-	o := c.Workload
+	o := c.Workload.Common()
 	switch p {
 	case PhaseStart:
 		return startDeadline
 	case PhaseLoad, PhasePrewarm:
-		rows := int64(max(o.Tables, 1)) * max(int64(o.TableSize), 0)
+		rows := c.Workload.Data().Rows()
 		return max(loadFloor, time.Duration(rows/loadRowsPerSecond)*time.Second)
 	case PhaseDrain:
 		return c.Policy.DrainCap + settleTimeout
 	case PhaseWarmup, PhaseMeasure:
-		if c.Slap != nil || o.Time <= 0 {
+		if d := c.Engine(); d == nil || d.RunsToEnd || o.Time <= 0 {
 			return 0
 		}
 		warm := o.Warmup
@@ -145,10 +147,11 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 // cellRun is one cell on its way through the phases: the phase it is in,
 // the watchdog, and the hooks of the features that take part.
 type cellRun struct {
-	r     *Runner
-	c     *experiment.Cell
-	res   *results.Cell
-	hooks []hook
+	r        *Runner
+	c        *experiment.Cell
+	res      *results.Cell
+	hooks    []hook
+	workload Workload // the cell's engine (workloadOf)
 
 	ctx    context.Context // ends when the server stops answering
 	cancel context.CancelCauseFunc
@@ -180,7 +183,7 @@ type cellRun struct {
 }
 
 func (r *Runner) newCellRun(ctx context.Context, c *experiment.Cell, res *results.Cell) *cellRun {
-	cr := &cellRun{r: r, c: c, res: res}
+	cr := &cellRun{r: r, c: c, res: res, workload: r.workloadOf(c.Workload)}
 	cr.ctx, cr.cancel = context.WithCancelCause(ctx)
 	cr.hooks = cellHooks() // hooks.go
 	return cr
@@ -405,7 +408,7 @@ func (cr *cellRun) collect() error {
 
 // windowDone reports whether the measured window of the run with options
 // o had ended when the watchdog found the server silent.
-func (cr *cellRun) windowDone(o oltp.Options) bool {
+func (cr *cellRun) windowDone(o engine.Common) bool {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	if cr.engineStart.IsZero() || o.Time <= 0 {
@@ -416,7 +419,7 @@ func (cr *cellRun) windowDone(o oltp.Options) bool {
 
 // silentBeforeEnd is how long before the window's end the server stopped
 // answering.
-func (cr *cellRun) silentBeforeEnd(o oltp.Options) time.Duration {
+func (cr *cellRun) silentBeforeEnd(o engine.Common) time.Duration {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	return max(0, cr.engineStart.Add(o.Warmup+o.Time).Sub(cr.silentSince))
@@ -435,7 +438,7 @@ func (cr *cellRun) frozenStall() {
 	res := cr.res
 	var idx []int // the measured intervals, as the detector indexes them
 	for i, iv := range res.Intervals {
-		if iv.Phase == oltp.PhaseRun && iv.Seconds() > 0 {
+		if iv.Phase == engine.PhaseRun && iv.Seconds() > 0 {
 			idx = append(idx, i)
 		}
 	}
@@ -490,6 +493,31 @@ func (cr *cellRun) frozenStall() {
 	res.ObserveNotes = append(res.ObserveNotes, note)
 }
 
+// workloadOf is the Workload that runs a cell's workload: the configured
+// one, or else its engine's. A workload no engine runs gets one that says
+// so on every call.
+func (r *Runner) workloadOf(s engine.Spec) Workload {
+	if r.cfg.Workload != nil {
+		return r.cfg.Workload
+	}
+	d, ok := experiment.Engines.Of(s)
+	if !ok {
+		return noEngine{s.Workload()}
+	}
+	return d.New(engine.Env{Log: r.log, Procs: r.cfg.Procs})
+}
+
+// noEngine is the Workload of a workload no engine runs.
+type noEngine struct{ name string }
+
+func (n noEngine) err() error                                                   { return fmt.Errorf("workload %q: no engine runs it", n.name) }
+func (n noEngine) Prepare(context.Context, *mysql.Config, engine.Options) error { return n.err() }
+func (n noEngine) Cleanup(context.Context, *mysql.Config, engine.Options) error { return n.err() }
+func (n noEngine) Prewarm(context.Context, *mysql.Config, engine.Options) error { return n.err() }
+func (n noEngine) Run(context.Context, *mysql.Config, engine.Options, func(engine.Interval)) (*engine.Result, error) {
+	return nil, n.err()
+}
+
 // runCell takes one cell through the phases. A failure fails the cell, not
 // the run; a server that stopped answering is brought back for the next
 // cell when benchmatrix owns it.
@@ -502,7 +530,6 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 		res.ServerSeconds = (r.serverTime - serverBefore).Seconds()
 	}()
 	defer func() { res.Change = r.did(c, res) }()
-	defer r.useWorkloadFor(c)() // slap.go: a slap cell runs on Slap
 	cr := r.newCellRun(ctx, c, res)
 	err := cr.run()
 	cr.close()
@@ -582,7 +609,7 @@ func (cr *cellRun) hooksOf(ctx context.Context, p Phase) error {
 
 // interval passes an engine interval to the hooks that hear them, and
 // moves the cell from warm-up to measure at the warm-up's last one.
-func (cr *cellRun) interval(iv oltp.Interval, warmup, window time.Duration) {
+func (cr *cellRun) interval(iv engine.Interval, warmup, window time.Duration) {
 	cr.mu.Lock()
 	if cr.engineStart.IsZero() {
 		cr.engineStart = time.Now().Add(-iv.End)
@@ -590,7 +617,7 @@ func (cr *cellRun) interval(iv oltp.Interval, warmup, window time.Duration) {
 			cr.windowEnd = cr.engineStart.Add(warmup + window)
 		}
 	}
-	if cr.phase == PhaseWarmup && iv.Phase == oltp.PhaseWarmup && iv.End >= warmup {
+	if cr.phase == PhaseWarmup && iv.Phase == engine.PhaseWarmup && iv.End >= warmup {
 		cr.phase = PhaseMeasure
 	}
 	cr.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
@@ -39,10 +40,10 @@ func (f *freezer) start(ctx context.Context, spec StartSpec) (server.Server, err
 	return s, err
 }
 
-func (f *freezer) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
+func (f *freezer) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, report func(engine.Interval)) (*engine.Result, error) {
 	var timer *time.Timer
 	first := true
-	res, err := f.OLTP.Run(ctx, cfg, o, func(iv oltp.Interval) {
+	res, err := f.OLTP.Run(ctx, cfg, o, func(iv engine.Interval) {
 		report(iv)
 		if !first {
 			return
@@ -123,10 +124,10 @@ func TestFrozenServer(t *testing.T) {
 			// frozen, and the stall reaches it.
 			zero, measured := 0, 0
 			for _, iv := range c.Intervals {
-				if iv.Phase == oltp.PhaseRun {
+				if iv.Phase == engine.PhaseRun {
 					measured++
 				}
-				if iv.Start >= tc.at && iv.Events == 0 && iv.Phase != oltp.PhaseCheckpoint {
+				if iv.Start >= tc.at && iv.Events == 0 && iv.Phase != engine.PhaseCheckpoint {
 					zero++
 				}
 			}
@@ -217,7 +218,7 @@ func TestPhaseDeadlines(t *testing.T) {
 	r := &Runner{cfg: Config{Grace: 7 * time.Second}}
 	cell := func(tables, size int, warm, dur time.Duration) *experiment.Cell {
 		c := &experiment.Cell{}
-		c.Workload.Tables, c.Workload.TableSize, c.Workload.Warmup, c.Workload.Time = tables, size, warm, dur
+		c.Workload = engine.Spec{Engine: "oltp", Options: oltp.Options{Tables: tables, TableSize: size, Warmup: warm, Time: dur}}
 		c.Policy.DrainCap = 30 * time.Second
 		return c
 	}
@@ -225,9 +226,9 @@ func TestPhaseDeadlines(t *testing.T) {
 	auto := cell(1, 10000, 0, 30*time.Second)
 	auto.Policy.WarmupAuto, auto.Policy.WarmupCap = true, 2*time.Minute
 	threads := cell(1, 10000, 0, 30*time.Second)
-	threads.Workload.Threads = 1000
+	threads.Workload = threads.Workload.With(func(c *engine.Common) { c.Threads = 1000 })
 	events := cell(1, 10000, 0, 0)
-	events.Workload.Events = 1000
+	events.Workload = events.Workload.With(func(c *engine.Common) { c.Events = 1000 })
 	for _, tc := range []struct {
 		name string
 		c    *experiment.Cell

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -75,7 +75,7 @@ func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *result
 	}
 	w.db = db
 	if c.Policy.Observe {
-		if st, err := observe.TableStats(ctx, db, r.schema, oltp.TableNames(c.Workload)); err == nil {
+		if st, err := observe.TableStats(ctx, db, r.schema, c.Workload.Data().Tables); err == nil {
 			w.tablesBefore, w.haveBefore = st, true
 		} else {
 			res.ObserveNotes = append(res.ObserveNotes, "table sizes: "+err.Error())
@@ -151,7 +151,7 @@ func (w *watch) stop(ctx context.Context) {
 	var tps []float64
 	var runRows []observe.Row
 	for i, iv := range res.Intervals {
-		if iv.Phase != oltp.PhaseRun {
+		if iv.Phase != engine.PhaseRun {
 			continue
 		}
 		if s := iv.Seconds(); s > 0 {
@@ -176,9 +176,9 @@ func (w *watch) stop(ctx context.Context) {
 		if w.r.m.Inject != nil {
 			// Onsets on the cell's clock: the start of the episode's first
 			// measured interval.
-			var run []oltp.Interval
+			var run []engine.Interval
 			for _, iv := range res.Intervals {
-				if iv.Phase == oltp.PhaseRun && iv.Seconds() > 0 {
+				if iv.Phase == engine.PhaseRun && iv.Seconds() > 0 {
 					run = append(run, iv)
 				}
 			}
@@ -199,7 +199,7 @@ func (w *watch) stop(ctx context.Context) {
 		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
 	}
 	if w.haveBefore {
-		if after, err := observe.TableStats(ctx, w.db, w.r.schema, oltp.TableNames(w.c.Workload)); err == nil {
+		if after, err := observe.TableStats(ctx, w.db, w.r.schema, w.c.Workload.Data().Tables); err == nil {
 			g := observe.Growth(w.tablesBefore, after)
 			res.Growth = &results.Growth{RowsBefore: w.tablesBefore.Rows, RowsAfter: after.Rows, RowsDelta: g.Rows, RowsExact: g.RowsExact,
 				BytesBefore: w.tablesBefore.DataBytes + w.tablesBefore.IndexBytes, BytesAfter: after.DataBytes + after.IndexBytes,

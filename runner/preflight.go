@@ -9,7 +9,6 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/server"
 )
 
@@ -34,7 +33,7 @@ func (r *Runner) checkConnections(vars map[string]string) error {
 				}
 			}
 		}
-		if need := c.Workload.Threads + ownConnections; need > limit {
+		if need := c.Workload.Common().Threads + ownConnections; need > limit {
 			where := "in [server.config] or the scenario"
 			if _, borrowed := r.srv.(server.Borrowed); borrowed {
 				// Startup values of a server benchmatrix does not own are
@@ -43,7 +42,7 @@ func (r *Runner) checkConnections(vars map[string]string) error {
 			}
 			return &UsageError{Msg: fmt.Sprintf("cell %s: threads = %d needs %d connections (%d for benchmatrix itself), "+
 				"but max_connections is %d; raise max_connections (%s, e.g. max_connections = %d) or use fewer threads",
-				c.Name, c.Workload.Threads, need, ownConnections, limit, where, need+10)}
+				c.Name, c.Workload.Common().Threads, need, ownConnections, limit, where, need+10)}
 		}
 	}
 	return nil
@@ -55,11 +54,7 @@ const BytesPerRow = 260
 
 // EstimateBytes is how much disk a data shape needs.
 func EstimateBytes(c experiment.Cell) int64 {
-	o := c.Workload
-	rows := int64(o.Tables) * int64(o.TableSize)
-	if oltp.EmptyTables(o) {
-		rows = 0
-	}
+	rows := c.Workload.Data().Rows()
 	b := rows * BytesPerRow
 	if rows >= SnapshotMinRows {
 		b *= 2 // the snapshot copy
@@ -92,7 +87,7 @@ func (r *Runner) checkDisk() error {
 	if need > free {
 		return &UsageError{Msg: fmt.Sprintf("cell %s: %d table(s) x %d rows need about %s on disk (%d B per row with indexes, "+
 			"twice when a snapshot is kept), but the filesystem under %s has %s free; use a smaller table_size or another [server] tmpdir",
-			worst.Name, worst.Workload.Tables, worst.Workload.TableSize, humanBytes(need), BytesPerRow, dir, humanBytes(free))}
+			worst.Name, len(worst.Workload.Data().Tables), worst.Workload.Data().RowsPerTable, humanBytes(need), BytesPerRow, dir, humanBytes(free))}
 	}
 	return nil
 }

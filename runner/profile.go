@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/oltp"
 	"benchmatrix/profile"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -62,7 +62,7 @@ type cellProfiler struct {
 
 // startProfile prepares the cell's profiler; with no warm-up it starts at
 // once. A cell that is not profiled gets a profiler that does nothing.
-func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *results.Cell, o oltp.Options) *cellProfiler {
+func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *results.Cell, o engine.Common) *cellProfiler {
 	p := &cellProfiler{r: r, c: c, res: res, ctx: ctx, spec: c.Policy.Profile, warmup: o.Warmup, window: o.Time}
 	if !p.spec.On() {
 		return p
@@ -78,8 +78,8 @@ func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *resu
 
 // interval hears the engine's intervals: the last warm-up interval's end
 // is the measured window's start.
-func (p *cellProfiler) interval(iv oltp.Interval) {
-	if p.spec.On() && iv.Phase == oltp.PhaseWarmup && iv.End >= p.warmup {
+func (p *cellProfiler) interval(iv engine.Interval) {
+	if p.spec.On() && iv.Phase == engine.PhaseWarmup && iv.End >= p.warmup {
 		go p.begin()
 	}
 }
@@ -211,14 +211,14 @@ type profileHook struct {
 
 func (*profileHook) feature() string { return "profile" }
 
-func (h *profileHook) beforeRun(ctx context.Context, cr *cellRun, o oltp.Options) {
+func (h *profileHook) beforeRun(ctx context.Context, cr *cellRun, o engine.Common) {
 	p := cr.r.startProfile(ctx, cr.c, cr.res, o)
 	h.mu.Lock()
 	h.p = p
 	h.mu.Unlock()
 }
 
-func (h *profileHook) interval(iv oltp.Interval) {
+func (h *profileHook) interval(iv engine.Interval) {
 	h.mu.Lock()
 	p := h.p
 	h.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
@@ -45,7 +46,8 @@ type levelWorkload struct {
 	pause time.Duration
 }
 
-func (w *levelWorkload) Run(ctx context.Context, _ *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error) {
+func (w *levelWorkload) Run(ctx context.Context, _ *mysql.Config, eo engine.Options, report func(engine.Interval)) (*engine.Result, error) {
+	o := asOLTP(eo)
 	time.Sleep(w.pause)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -54,8 +56,8 @@ func (w *levelWorkload) Run(ctx context.Context, _ *mysql.Config, o oltp.Options
 	f := math.Exp(w.noise * w.rng.NormFloat64())
 	w.mu.Unlock()
 	ev := int64(w.level(o) * f * o.Time.Seconds())
-	report(oltp.Interval{Phase: oltp.PhaseRun, End: o.Time, Threads: o.Threads, Events: ev, Writes: ev})
-	return &oltp.Result{Options: o, Elapsed: o.Time, Events: ev, Writes: ev}, nil
+	report(engine.Interval{Phase: engine.PhaseRun, End: o.Time, Threads: o.Threads, Events: ev, Writes: ev})
+	return &engine.Result{Elapsed: o.Time, Events: ev, Writes: ev}, nil
 }
 
 func roundsRig(noise float64, pause time.Duration, seed uint64) (*fakeRig, *levelWorkload) {

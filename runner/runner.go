@@ -21,23 +21,19 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/version"
 )
 
-// Workload is the engine as the runner uses it; oltpWorkload is the real
-// one, tests may substitute a fake.
-type Workload interface {
-	Prepare(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Cleanup(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Prewarm(ctx context.Context, cfg *mysql.Config, o oltp.Options) error
-	Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (*oltp.Result, error)
-}
+// Workload is an engine as the runner drives it (engine.Workload): each
+// cell runs on its engine's (Descriptor.New), unless Config.Workload says
+// otherwise.
+type Workload = engine.Workload
 
 // StartSpec is what a new server must be.
 type StartSpec struct {
@@ -87,8 +83,13 @@ type Config struct {
 	Sink Sink
 	Log  io.Writer // progress lines; nil means none
 	// Start starts servers; nil means the manifest's provider (Opener).
-	Start    StartFunc
+	Start StartFunc
+	// Workload, if set, runs every cell instead of the cell's engine
+	// (tests give a fake).
 	Workload Workload
+	// Procs, if set, lets an engine make room in the scheduler for workers
+	// on blocking sockets (the command owns GOMAXPROCS).
+	Procs engine.ProcReserver
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
 	Resume *results.Run
@@ -129,8 +130,8 @@ type Runner struct {
 	serverTime time.Duration
 	image      string // the running server's image (docker)
 	schema     string
-	loaded     string        // data key of what is loaded, "" for nothing
-	loadedOpts *oltp.Options // the options it was loaded with, for cleanup
+	loaded     string       // data key of what is loaded, "" for nothing
+	loadedOpts *engine.Spec // the workload it was loaded with, for cleanup
 	readOnly   map[string]bool
 	lim        runnerLimits // resource limits in force (limits.go)
 	topo       string       // the running topology's Key (topology.go)
@@ -165,9 +166,6 @@ func (e *UsageError) ExitCode() int { return exitcode.Usage }
 // (ctx cancelled) it keeps every finished cell, marks the run interrupted
 // and returns ctx.Err().
 func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, error) {
-	if cfg.Workload == nil {
-		cfg.Workload = OLTP{}
-	}
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
@@ -657,8 +655,8 @@ func samePlan(a, b []experiment.Cell) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Repeat != b[i].Repeat || a[i].Workload.Time != b[i].Workload.Time ||
-			a[i].Workload.Warmup != b[i].Workload.Warmup {
+		ca, cb := a[i].Workload.Common(), b[i].Workload.Common()
+		if a[i].Name != b[i].Name || a[i].Repeat != b[i].Repeat || ca.Time != cb.Time || ca.Warmup != cb.Warmup {
 			return false
 		}
 	}

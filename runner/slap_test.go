@@ -48,7 +48,7 @@ concurrency = [1, 3]
 		if c.Status != results.CellOK || c.Result == nil {
 			t.Fatalf("cell %s: %s %s", c.Name, c.Status, c.Error)
 		}
-		clients := int64(c.Workload.Threads)
+		clients := int64(c.Workload.Common().Threads)
 		want := 300 / clients * clients * 2
 		if c.Result.Events != want || c.Result.Queries() != want {
 			t.Errorf("cell %s: %d events, %d queries; want %d", c.Name, c.Result.Events, c.Result.Queries(), want)

@@ -18,7 +18,6 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/topology"
@@ -142,7 +141,7 @@ func (r *Runner) verifyNodes(ctx context.Context, c *experiment.Cell, res *resul
 			return fmt.Errorf("after the cell's events: %w", err)
 		}
 	}
-	tables := oltp.TableNames(c.Workload)
+	tables := c.Workload.Data().Tables
 	if len(tables) == 0 {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
 )
 
@@ -185,7 +186,7 @@ func TestAssign(t *testing.T) {
 func TestAssignBalance(t *testing.T) {
 	p := plan(t, manifest(1, ""))
 	for i := 8; i < 12; i++ {
-		p.Cells[i].Workload.Time = 100 * time.Second
+		p.Cells[i].Workload = p.Cells[i].Workload.With(func(c *engine.Common) { c.Time = 100 * time.Second })
 	}
 	a, err := Assign(p, 2)
 	if err != nil {

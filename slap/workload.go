@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 )
 
@@ -17,10 +18,9 @@ import (
 // one concurrency, its iterations to the end. Each query is an event
 // (queries/s is what mysqlslap's seconds invert); the statistics cover the
 // timed load phases only, the part mariadb-slap's seconds measure, and the
-// per-second intervals cover the seconds in which a load phase ran.
-type Workload struct {
-	Config Config
-}
+// per-second intervals cover the seconds in which a load phase ran. It is
+// the slap engine behind engine.Workload (descriptor.go).
+type Workload struct{}
 
 // clientStats is one client's tally. Its mutex is only ever contended by
 // the once-a-second interval tick, not by other clients.
@@ -82,11 +82,11 @@ func schemaExists(ctx context.Context, s Session, name string) (bool, error) {
 	return false, err
 }
 
-// Run runs the cell and reports an interval for every second in which a
+// run runs the cell and reports an interval for every second in which a
 // load phase ran. o gives the clients (Threads), the bound (Time, plus
-// ForcedShutdown as grace) and the percentile.
-func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, report func(oltp.Interval)) (_ *oltp.Result, err error) {
-	c := w.Config
+// ForcedShutdown as grace), the report interval and the configuration.
+func run(ctx context.Context, cfg *mysql.Config, o Options, report func(engine.Interval)) (_ *engine.Result, err error) {
+	c := o.Config
 	c.Concurrency = []int{max(1, o.Threads)}
 	c.Silent, c.OnlyPrint, c.CSV, c.Verbose = true, false, "", 0
 	ep := cfg.Clone()
@@ -172,7 +172,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, re
 			return
 		}
 		merged := newHist()
-		iv := oltp.Interval{Phase: oltp.PhaseRun, Start: to.Sub(begin) - length, End: to.Sub(begin), Threads: len(clients)}
+		iv := engine.Interval{Phase: engine.PhaseRun, Start: to.Sub(begin) - length, End: to.Sub(begin), Threads: len(clients)}
 		for _, cs := range clients {
 			cs.mu.Lock()
 			iv.Events += cs.events
@@ -185,7 +185,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, re
 			cs.mu.Unlock()
 		}
 		iv.LatP50, iv.LatP95, iv.LatP99 = pct(merged, 50), pct(merged, 95), pct(merged, 99)
-		iv.LatMax, iv.LatPct = float64(merged.Max())/1000, pct(merged, o.Percentile)
+		iv.LatMax, iv.LatPct = float64(merged.Max())/1000, pct(merged, Percentile)
 		if merged.TotalCount() == 0 {
 			iv.LatMax = 0
 		}
@@ -220,7 +220,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, re
 		}
 		return nil, runErr
 	}
-	res := &oltp.Result{Options: o}
+	res := &engine.Result{}
 	all := newHist()
 	var sum, minNS, maxNS int64
 	perClient := make([]float64, len(clients))
@@ -244,13 +244,13 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o oltp.Options, re
 			res.Elapsed += d
 		}
 	}
-	res.Latency = oltp.Latency{Min: float64(minNS) / 1e6, Max: float64(maxNS) / 1e6, Sum: float64(sum) / 1e6,
-		P50: pct(all, 50), P95: pct(all, 95), P99: pct(all, 99), P999: pct(all, 99.9), Pct: pct(all, o.Percentile)}
+	res.Latency = engine.Latency{Min: float64(minNS) / 1e6, Max: float64(maxNS) / 1e6, Sum: float64(sum) / 1e6,
+		P50: pct(all, 50), P95: pct(all, 95), P99: pct(all, 99), P999: pct(all, 99.9), Pct: pct(all, Percentile)}
 	if res.Events > 0 {
 		res.Latency.Avg = res.Latency.Sum / float64(res.Events)
 	}
 	mean, sd := oltp.MeanStddev(perClient)
-	res.Fairness = oltp.Fairness{EventsAvg: mean, EventsStddev: sd, TimeAvg: res.Elapsed.Seconds()}
+	res.Fairness = engine.Fairness{EventsAvg: mean, EventsStddev: sd, TimeAvg: res.Elapsed.Seconds()}
 	return res, nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
 )
 
 // TestWorkloadCountsEveryQuery runs a slap cell as the runner does and
@@ -26,11 +26,10 @@ func TestWorkloadCountsEveryQuery(t *testing.T) {
 		if err := c.Finish(false); err != nil {
 			t.Fatal(err)
 		}
-		o := oltp.DefaultOptions()
-		o.Threads, o.Time, o.ReportInterval = 2, time.Minute, 100*time.Millisecond
+		o := Options{Workload: Name, Threads: 2, Time: time.Minute, ReportInterval: 100 * time.Millisecond, Config: c}
 		before := status(t, db)
-		var ivs []oltp.Interval
-		res, err := Workload{Config: c}.Run(ctx, sb.Endpoint(), o, func(iv oltp.Interval) { ivs = append(ivs, iv) })
+		var ivs []engine.Interval
+		res, err := Workload{}.Run(ctx, sb.Endpoint(), o, func(iv engine.Interval) { ivs = append(ivs, iv) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,8 +70,8 @@ func TestWorkloadCountsEveryQuery(t *testing.T) {
 	}
 	c := ManifestConfig()
 	_ = c.Finish(false)
-	o := oltp.DefaultOptions()
-	_, err := Workload{Config: c}.Run(ctx, sb.Endpoint(), o, nil)
+	o := Options{Workload: Name, Threads: 1, Time: 10 * time.Second, Config: c}
+	_, err := Workload{}.Run(ctx, sb.Endpoint(), o, nil)
 	if err == nil || !strings.Contains(err.Error(), "schema mysqlslap exists already") {
 		t.Errorf("ran next to a foreign schema: %v", err)
 	}

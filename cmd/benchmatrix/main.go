@@ -255,7 +255,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		bar := runner.NewBar(os.Stderr, plan)
 		cfg.Log, cfg.Progress = bar, bar
 	}
-	cfg.Workload = runner.OLTP{Log: cfg.Log, Procs: procs}
+	cfg.Procs = procs // each cell runs on its engine (engine/registry)
 	run, err := runner.Run(ctx, plan, cfg)
 	if err == nil && *check {
 		err = results.CheckExpectations(run)

@@ -1,0 +1,160 @@
+// Package engine is the seam between benchmatrix and its load generators:
+// the Workload interface the runner drives, the Options every engine's
+// resolved options implement, the Descriptor that tells the manifest
+// language, the planner and the runner what an engine needs, and the Result
+// and Interval every engine reports in. An engine is its own package (oltp,
+// slap, ...) with a Descriptor; the list of engines is one table,
+// engine/registry. This package imports no engine.
+package engine
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Workload is an engine as the runner drives it. The options passed are the
+// engine's own (Descriptor.Resolve made them); an engine refuses another
+// engine's with an error.
+type Workload interface {
+	// Prepare creates the engine's tables in cfg.DBName and loads them.
+	Prepare(ctx context.Context, cfg *mysql.Config, o Options) error
+	// Cleanup drops what Prepare created, and nothing else.
+	Cleanup(ctx context.Context, cfg *mysql.Config, o Options) error
+	// Prewarm reads the engine's data into the buffer pool.
+	Prewarm(ctx context.Context, cfg *mysql.Config, o Options) error
+	// Run drives the workload for the warm-up (intervals reported with
+	// PhaseWarmup, excluded from the result) and then the measured window.
+	// report, if not nil, is called from one goroutine at the end of every
+	// interval. Cancelling ctx stops new events, lets in-flight ones finish
+	// within the grace, and returns what was measured with ctx.Err().
+	Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error)
+}
+
+// Common are the run controls every engine has: the runner reads them (the
+// cell's deadline, the warm-up, the preflight's connection count) and sets
+// some (the seed it chose, the grace, an automatic warm-up's run).
+type Common struct {
+	Threads int           // concurrent clients
+	Time    time.Duration // the measured window; 0: until Events, or the run's own end
+	Warmup  time.Duration // before the window, reported but not measured
+	// Events ends the window after this many events (0: no limit).
+	Events int64
+	// Rate is an open-loop target in events per second (0: closed loop);
+	// only for an engine whose Descriptor says OpenLoop.
+	Rate           float64
+	ReportInterval time.Duration // 0: no intervals
+	// Seed is the random seed (0: the engine picks one from the clock).
+	Seed int64
+	// Grace is how long in-flight events may run past the window's end
+	// before their connections are closed (0: no limit).
+	Grace time.Duration
+}
+
+// Data is what an engine's options need loaded before a run.
+type Data struct {
+	// Shape names everything that determines the loaded data: two runs with
+	// the same shape can share it (the data cache's key and the planner's
+	// reload decision). "" means the engine loads nothing.
+	Shape string
+	// Tables are the tables Prepare creates in the schema (table growth,
+	// claiming them on an external server).
+	Tables []string
+	// RowsPerTable is how many rows Prepare loads into each table; Empty
+	// says it creates them without rows.
+	RowsPerTable int64
+	Empty        bool
+	// Changes says a run changes the data, so that the next cell reloads.
+	Changes bool
+	// Dist names what the loaded values are drawn from besides the seed
+	// (Common.Seed): the data cache keys an entry by it.
+	Dist string
+}
+
+// Rows is the number of rows Prepare loads.
+func (d Data) Rows() int64 {
+	if d.Empty {
+		return 0
+	}
+	return int64(len(d.Tables)) * d.RowsPerTable
+}
+
+// Options is one engine's resolved options for a cell. Each engine's type
+// is a plain value (copying it copies the options) whose JSON is run.json's
+// "workload" object; that object's "workload" field names the workload, by
+// which Registry.Bind finds the engine again.
+type Options interface {
+	// Name is the workload's name, as the manifest's workload key says.
+	Name() string
+	Common() Common
+	// WithCommon returns a copy of the options with c in force.
+	WithCommon(c Common) Options
+	Data() Data
+	// Check refuses options the engine cannot run, naming the key.
+	Check() error
+	// Estimate is how long a run takes, for plan's time estimate.
+	Estimate() time.Duration
+	// Describe is a short description for summary.md ("oltp_read_write,
+	// 1 table(s) x 10000 rows, rand special").
+	Describe() string
+}
+
+// Env is what the runner gives an engine.
+type Env struct {
+	Log io.Writer // progress lines (prepare); never nil
+	// Procs, if set, makes room in the scheduler for workers on blocking
+	// sockets (the command owns GOMAXPROCS).
+	Procs ProcReserver
+}
+
+// ProcReserver raises GOMAXPROCS for a run's workers and gives the room
+// back when they end (see oltp.ProcReserver).
+type ProcReserver interface {
+	Reserve(n int) (release func())
+}
+
+// Setting is one manifest key and its value.
+type Setting struct{ Key, Value string }
+
+// Descriptor is one engine, described once: the manifest keys it reads, how
+// a cell's options are made from them and read back from run.json, and how
+// it runs. The manifest language, the planner, the runner and the results
+// ask the descriptor (and the options it makes) instead of knowing engines.
+type Descriptor struct {
+	// Name is the engine's name ("oltp", "slap").
+	Name string
+	// Workloads are the values of the manifest's workload key that select
+	// the engine (oltp's oltp_read_write, ...; slap's "slap").
+	Workloads []string
+	// IsKey reports whether the engine reads a [workload] key (besides
+	// "workload"); Shared keys are the ones it shares with other engines
+	// (threads), which do not select it.
+	IsKey func(key string) bool
+	// Applies reports whether o's workload reads a key the engine has, and
+	// if not which workloads do (a manifest naming an option its workload
+	// ignores is refused).
+	Applies func(key string, o Options) (bool, []string)
+	// CheckKey checks one key's value alone (validation before expansion).
+	CheckKey func(key, value string) error
+	// Resolve makes a cell's options: the engine's defaults, then the
+	// settings in order (the [workload] table's, then the cell's), and the
+	// experiment's duration and warm-up.
+	Resolve func(workload string, settings []Setting, duration, warmup time.Duration) (Options, error)
+	// Decode reads options back from their JSON (run.json).
+	Decode func(b []byte) (Options, error)
+	// New returns the engine's Workload.
+	New func(env Env) Workload
+	// Metrics names the engine's own figures in Result.Metrics and
+	// Interval.Metrics, in the order tables show them.
+	Metrics []string
+	// OpenLoop says the engine paces events at Common.Rate.
+	OpenLoop bool
+	// NoWarmup says the engine has no warm-up (each run starts afresh).
+	NoWarmup bool
+	// RunsToEnd says a run does a fixed amount of work and ends by itself
+	// (Common.Time only bounds it): the measure phase has no deadline of
+	// its own, the watchdog still ends a run whose server stops answering.
+	RunsToEnd bool
+}

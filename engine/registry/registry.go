@@ -1,0 +1,16 @@
+// Package registry is benchmatrix's list of engines: adding an engine is
+// its package and one line here.
+package registry
+
+import (
+	"benchmatrix/engine"
+	"benchmatrix/oltp"
+	"benchmatrix/slap"
+)
+
+// Engines are the engines a manifest's workload key may name, in the order
+// help texts list them.
+var Engines = engine.Registry{
+	oltp.Descriptor,
+	slap.Descriptor,
+}
