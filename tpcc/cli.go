@@ -267,7 +267,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil && res == nil {
 		return fail(err)
 	}
-	if o.Check && err == nil {
+	if o.CheckAfter && err == nil {
 		c, cerr := Check(ctx, inv.Config, o)
 		if cerr != nil {
 			return fail(cerr)

@@ -25,6 +25,9 @@ const (
 // Options is one TPC-C workload: the data shape (sysbench-tpcc's options
 // and their defaults) and the run.
 type Options struct {
+	// Workload is "tpcc" (run.json's "workload" names the engine).
+	Workload string `json:"workload"`
+
 	// Data shape.
 	Tables       int    `json:"tables"`               // table sets: warehouse1..N, district1..N, ...
 	Scale        int    `json:"scale"`                // warehouses per table set
@@ -60,13 +63,19 @@ type Options struct {
 	// 5.2.5.7) around each transaction: off by default, as in
 	// sysbench-tpcc and HammerDB.
 	Keying bool `json:"keying,omitempty"`
-	// Check runs the consistency conditions after a run (Check).
-	Check bool `json:"check,omitempty"`
+	// CheckAfter runs the consistency conditions after a run (Check); in a
+	// matrix, a violated condition fails the cell.
+	CheckAfter bool `json:"check,omitempty"`
+	// Grace is how long events in flight at the end of the window may
+	// run on before their connections are closed (0: as long as they
+	// take).
+	Grace time.Duration `json:"grace,omitempty"`
 }
 
 // DefaultOptions are sysbench-tpcc's defaults (and sysbench's for the run).
 func DefaultOptions() Options {
 	return Options{
+		Workload:     Name,
 		Tables:       defaultTables,
 		Scale:        defaultScale,
 		UseFK:        true,
@@ -82,7 +91,7 @@ func DefaultOptions() Options {
 // Keys are the data-shape and run options a manifest and the command line
 // set by name (Set).
 var Keys = []string{"tables", "scale", "warehouses", "use_fk", "force_pk", "trx_level", "mysql_storage_engine",
-	"engine", "mysql_table_options", "enable_purge", "splittable", "mix", "keying"}
+	"engine", "mysql_table_options", "enable_purge", "splittable", "mix", "keying", "check"}
 
 // Set sets one TPC-C option by its sysbench-tpcc name (dashes or
 // underscores); "warehouses" is scale and "engine" mysql_storage_engine.
@@ -116,6 +125,8 @@ func (o *Options) Set(name, value string) error {
 		return setYesNo(&o.Splittable, key, value)
 	case "keying":
 		return setFlag(&o.Keying, key, value)
+	case "check":
+		return setFlag(&o.CheckAfter, key, value)
 	case "mix":
 		mix, err := parseMix(value)
 		if err != nil {

@@ -181,6 +181,7 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	if o.Time > 0 {
 		endTimer = time.After(o.Warmup + o.Time)
 	}
+	var graceTimer <-chan time.Time
 	interrupted := false
 loop:
 	for {
@@ -204,6 +205,14 @@ loop:
 		case <-endTimer:
 			stop.Store(true)
 			endTimer = nil
+			if o.Grace > 0 {
+				graceTimer = time.After(o.Grace)
+			}
+		case <-graceTimer:
+			// In-flight events past the grace: their connections are
+			// closed (the events are dropped).
+			stopWorkers()
+			graceTimer = nil
 		case <-ctx.Done():
 			interrupted = true
 			stop.Store(true)
