@@ -122,6 +122,20 @@ var Columns = []Column{
 	mechanism("cg_writes_trx", "writes", "server writes/trx", "%.2f", false),
 	mechanism("cg_reads_trx", "reads", "server reads/trx", "%.2f", false),
 	mechanism("cg_kb_trx", "KiB", "server KiB written/trx", "%.1f", false),
+	// An engine's own figures of the window (engine.Result.Metrics): TPC-C's
+	// NOPM and TPM (docs/tpcc.md); empty for the engines without them.
+	{Name: "nopm", Unit: "nopm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("nopm")},
+	{Name: "tpm", Unit: "tpm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("tpm")},
+}
+
+func engineMetric(name string) func(*Cell) (float64, bool) {
+	return func(c *Cell) (float64, bool) {
+		if c.Result == nil {
+			return 0, false
+		}
+		v, ok := c.Result.Metrics[name]
+		return v, ok
+	}
 }
 
 // ColumnNamed returns the column of that cells.csv name.

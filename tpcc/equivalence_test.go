@@ -126,7 +126,8 @@ func shape(s string) string {
 	if len(lines) > 0 && strings.HasPrefix(lines[0], "sysbench ") {
 		lines = lines[1:]
 	}
-	return regexp.MustCompile(`[0-9]+(\.[0-9]+)?`).ReplaceAllString(strings.Join(lines, "\n"), "#")
+	s = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`).ReplaceAllString(strings.Join(lines, "\n"), "#")
+	return regexp.MustCompile(`[ \t]+`).ReplaceAllString(s, " ") // widths follow the figures
 }
 
 func within(a, b, tol float64) bool {

@@ -116,6 +116,19 @@ func TestPrepareRunCheck(t *testing.T) {
 	}
 	check("after prepare")
 
+	// The check can fail: one warehouse's YTD off by 1.00 breaks
+	// conditions 1 and 8, and nothing else.
+	if _, err := db.Exec("UPDATE warehouse1 SET w_ytd = w_ytd + 1 WHERE w_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Check(ctx, cfg, o); err != nil || res.Passed || len(res.Failed()) != 2 ||
+		!strings.Contains(res.Failed()[0], "condition 1 ") || !strings.Contains(res.Failed()[1], "condition 8 ") {
+		t.Errorf("a broken W_YTD: %v, %v", res, err)
+	}
+	if _, err := db.Exec("UPDATE warehouse1 SET w_ytd = w_ytd - 1 WHERE w_id = 1"); err != nil {
+		t.Fatal(err)
+	}
+
 	// Prepare again: refused, nothing touched.
 	_, err = Prepare(ctx, cfg, o, nil)
 	var ete *ExistingTablesError
