@@ -99,9 +99,19 @@ func (o *Options) Set(name, value string) error {
 	key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
 	switch key {
 	case "tables":
-		return setInt(&o.Tables, key, value)
+		if err := setInt(&o.Tables, key, value); err != nil {
+			return err
+		}
+		if o.Tables < 1 {
+			return fmt.Errorf("%s = %d: there must be at least one table set", key, o.Tables)
+		}
 	case "scale", "warehouses":
-		return setInt(&o.Scale, key, value)
+		if err := setInt(&o.Scale, key, value); err != nil {
+			return err
+		}
+		if o.Scale < 1 || o.Scale > 32767 {
+			return fmt.Errorf("%s = %d: from 1 to 32767 warehouses (w_id is a smallint)", key, o.Scale)
+		}
 	case "use_fk":
 		return setFlag(&o.UseFK, key, value)
 	case "force_pk":

@@ -119,7 +119,7 @@ func TestParseCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"tpcc.lua", "--scale=0", "prepare"}, "scale = 0"},
+		{[]string{"tpcc.lua", "--scale=0", "prepare"}, "scale = 0: from 1 to 32767 warehouses"},
 		{[]string{"tpcc.lua", "--tables=0", "run"}, "tables = 0"},
 		{[]string{"tpcc.lua", "--table-size=10", "run"}, "invalid option: --table-size=10"},
 		{[]string{"tpcc.lua", "--trx_level=XX", "run"}, "not an isolation level"},
