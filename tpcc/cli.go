@@ -47,7 +47,8 @@ func isTPCC(test string) bool {
 // scriptOptions are the options sysbench-tpcc declares.
 var scriptOptions = map[string]bool{"scale": true, "tables": true, "use_fk": true, "force_pk": true, "trx_level": true,
 	"enable_purge": true, "report_csv": true, "pgsql_schema": true, "mysql_storage_engine": true,
-	"mysql_table_options": true, "splittable": true}
+	"mysql_table_options": true, "splittable": true,
+	"insert_load": true} // insert_load: benchmatrix's own (prepare with INSERTs, as sysbench-tpcc)
 
 // oltpScriptOptions are the OLTP scripts' own options, which tpcc.lua does
 // not declare: sysbench refuses them ("invalid option").

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -216,6 +217,16 @@ func Prepare(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) (
 	}
 	created := time.Now()
 
+	// LOAD DATA LOCAL INFILE when the server takes it, else INSERTs.
+	local := false
+	if !o.InsertLoad {
+		if err := onConns(ctx, db, &o, 1, func(ctx context.Context, c *sql.Conn) error {
+			local = canLoadLocal(ctx, c, "warehouse1")
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
 	work := make(chan loadUnit)
 	var total atomic.Int64
 	rows := make(map[string]int64)
@@ -234,7 +245,10 @@ func Prepare(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) (
 		if _, err := c.ExecContext(ctx, "SET SESSION autocommit=1"); err != nil {
 			return err
 		}
-		l := &loader{c: c, o: &o, lc: &loadC}
+		l := &loader{c: c, o: &o, lc: &loadC, local: local, now: "NOW()"}
+		if local {
+			l.now = "'" + start.Format("2006-01-02 15:04:05") + "'"
+		}
 		for u := range work {
 			if u.kind == "warehouse" {
 				printf("loading tables: %d for warehouse: %d\n\n", u.set, u.w)
@@ -377,29 +391,41 @@ func firstLine(q string) string {
 	return q
 }
 
-// loader builds the multi-row INSERTs of one connection.
+// loader builds the multi-row INSERTs of one connection, or, with local,
+// the same rows for LOAD DATA LOCAL INFILE (each row "(...)" on a line of
+// its own, read with FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\”
+// LINES STARTING BY '(' TERMINATED BY ')\n': the server parses it faster
+// than the INSERT's VALUES).
 type loader struct {
-	c    *sql.Conn
-	o    *Options
-	g    *rng
-	lc   *nuConst
-	rows map[string]int64
-	buf  []byte
-	head int    // length of the INSERT ... VALUES prefix in buf
-	n    int    // rows in buf
-	row  []byte // the row being built
-	kind string
+	c     *sql.Conn
+	o     *Options
+	g     *rng
+	lc    *nuConst
+	local bool
+	now   string // NOW() in an INSERT; the load's time as a literal in LOAD DATA
+	rows  map[string]int64
+	buf   []byte
+	head  int    // length of the INSERT ... VALUES prefix in buf
+	n     int    // rows in buf
+	row   []byte // the row being built
+	kind  string
+	table string
+	cols  string
 }
 
 // begin starts a multi-row INSERT into table (kind, set).
 func (l *loader) begin(kind string, set int, cols string) {
 	l.kind = kind
-	l.buf = append(l.buf[:0], "INSERT INTO "...)
-	l.buf = append(l.buf, kind...)
-	l.buf = strconv.AppendInt(l.buf, int64(set), 10)
-	l.buf = append(l.buf, " ("...)
-	l.buf = append(l.buf, cols...)
-	l.buf = append(l.buf, ") values"...)
+	l.table = kind + strconv.Itoa(set)
+	l.cols = cols
+	l.buf = l.buf[:0]
+	if !l.local {
+		l.buf = append(l.buf, "INSERT INTO "...)
+		l.buf = append(l.buf, l.table...)
+		l.buf = append(l.buf, " ("...)
+		l.buf = append(l.buf, cols...)
+		l.buf = append(l.buf, ") values"...)
+	}
 	l.head = len(l.buf)
 	l.n = 0
 }
@@ -412,7 +438,10 @@ func (l *loader) add(ctx context.Context) error {
 			return err
 		}
 	}
-	if l.n > 0 {
+	switch {
+	case l.local:
+		l.row = append(l.row, '\n')
+	case l.n > 0:
 		l.buf = append(l.buf, ',')
 	}
 	l.buf = append(l.buf, l.row...)
@@ -420,17 +449,40 @@ func (l *loader) add(ctx context.Context) error {
 	return nil
 }
 
+var localSeq atomic.Int64
+
 func (l *loader) flush(ctx context.Context) error {
 	if l.n == 0 {
 		return nil
 	}
-	if _, err := l.c.ExecContext(ctx, string(l.buf)); err != nil {
+	var err error
+	if l.local {
+		name := fmt.Sprintf("benchmatrix-tpcc-%d", localSeq.Add(1))
+		data := l.buf
+		mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(data) })
+		_, err = l.c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+l.table+
+			" FIELDS TERMINATED BY ',' OPTIONALLY ENCLOSED BY '\\'' LINES STARTING BY '(' TERMINATED BY ')\\n' ("+l.cols+")")
+		mysql.DeregisterReaderHandler(name)
+	} else {
+		_, err = l.c.ExecContext(ctx, string(l.buf))
+	}
+	if err != nil {
 		return fmt.Errorf("load %s: %w", l.kind, err)
 	}
 	l.rows[l.kind] += int64(l.n)
 	l.buf = l.buf[:l.head]
 	l.n = 0
 	return nil
+}
+
+// canLoadLocal tells whether the server and the connection take LOAD DATA
+// LOCAL INFILE (local_infile may be off).
+func canLoadLocal(ctx context.Context, c *sql.Conn, table string) bool {
+	name := fmt.Sprintf("benchmatrix-tpcc-probe-%d", localSeq.Add(1))
+	mysql.RegisterReaderHandler(name, func() io.Reader { return bytes.NewReader(nil) })
+	defer mysql.DeregisterReaderHandler(name)
+	_, err := c.ExecContext(ctx, "LOAD DATA LOCAL INFILE 'Reader::"+name+"' INTO TABLE "+table)
+	return err == nil
 }
 
 func (l *loader) load(ctx context.Context, u loadUnit) error {
@@ -588,7 +640,9 @@ func (l *loader) customers(ctx context.Context, u loadUnit) error {
 		l.quoted("zip-#####")
 		l.sep()
 		l.quoted("################")
-		l.raw(",NOW(),")
+		l.raw(",")
+		l.raw(l.now)
+		l.raw(",")
 		if l.g.uniform(1, 100) > 10 {
 			l.raw("'GC'")
 		} else {
@@ -618,7 +672,9 @@ func (l *loader) customers(ctx context.Context, u loadUnit) error {
 		l.int(u.part)
 		l.sep()
 		l.int(u.w)
-		l.raw(",NOW(),10,")
+		l.raw(",")
+		l.raw(l.now)
+		l.raw(",10,")
 		l.rep(l.g.uniform(12, 24))
 		l.end()
 		if err := l.add(ctx); err != nil {
@@ -653,7 +709,9 @@ func (l *loader) orders(ctx context.Context, u loadUnit) error {
 		l.int(u.w)
 		l.sep()
 		l.int(perm[o-1])
-		l.raw(",NOW(),")
+		l.raw(",")
+		l.raw(l.now)
+		l.raw(",")
 		if o < firstNewOrder {
 			l.int(l.g.uniform(1, 10))
 		} else {
@@ -701,7 +759,9 @@ func (l *loader) orders(ctx context.Context, u loadUnit) error {
 			l.sep()
 			l.int(u.w)
 			if o < firstNewOrder {
-				l.raw(",NOW(),5,0,")
+				l.raw(",")
+				l.raw(l.now)
+				l.raw(",5,0,")
 			} else {
 				l.raw(",NULL,5,")
 				l.fixed(l.g.float() * 9999.99)
