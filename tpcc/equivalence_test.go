@@ -282,17 +282,19 @@ var typeLua = map[Type]string{NewOrder: "new_order", Payment: "payment", OrderSt
 
 // Tolerances, per counter, relative, per event (10% unless named). One
 // transaction type alone (300 events) has little noise: 300 New-Orders
-// average 10 lines with a standard error of 0.18 (2%). Two counters differ
-// by more, for reasons of sysbench-tpcc's own:
-//   - Order-Status's Handler_read_next: sysbench-tpcc reads the lines of
-//     order number d_id (a slip in its format arguments), so its figure is
-//     the mean line count of ten fixed orders per district (a standard
-//     error of 1 line in 10), ours that of each customer's last order: 30%.
-//   - Payment's (and Order-Status's) customers by last name: sysbench-tpcc
-//     draws NURand's C again on every call, so the names it looks up are
-//     spread unlike the load's; here C is fixed per run as the
-//     specification says (and differs from the load's by 65..119), which
-//     changes how many customers share the names looked up: 20%.
+// average 10 lines with a standard error of 0.18 (2%). The rows read by
+// the last-name lookups (Handler_read_next of Payment and Order-Status)
+// vary more, for reasons of sysbench-tpcc's and of the specification's:
+//   - sysbench-tpcc draws NURand's C again on every call, so the names it
+//     looks up are spread evenly over the hot ones; here C is fixed per run
+//     as the specification says (and differs from the load's by 65..119),
+//     so each run looks up its own few hot names, and how many customers
+//     share them varies from run to run (ours measured 4.12 and 4.05 per
+//     Payment against sysbench-tpcc's 3.62 and 4.00; 12.19 and 18.95 per
+//     Order-Status against 14.64 and 14.82).
+//   - sysbench-tpcc's Order-Status reads the lines of order number d_id (a
+//     slip in its format arguments): ten fixed orders per district.
+// So Payment's gets 35% and Order-Status's 50%.
 //
 // The mix (2,000 events of two threads) adds the draw of the types:
 // Delivery and Stock-Level are 1/23 each, 87 +- 9 events, so the counters
@@ -301,8 +303,8 @@ var typeLua = map[Type]string{NewOrder: "new_order", Payment: "payment", OrderSt
 // rest, driven by New-Order and Payment (870 +- 22 each), 10%.
 var (
 	typeTolerance = map[Type]map[string]float64{
-		OrderStatus: {"Handler_read_next": 0.30},
-		Payment:     {"Handler_read_next": 0.20},
+		OrderStatus: {"Handler_read_next": 0.50},
+		Payment:     {"Handler_read_next": 0.35},
 	}
 	mixTolerance = map[string]float64{"Com_delete": 0.35, "Handler_delete": 0.35, "Handler_read_next": 0.35, "Handler_read_prev": 0.50}
 	defaultTol   = 0.10
