@@ -294,6 +294,7 @@ var typeLua = map[Type]string{NewOrder: "new_order", Payment: "payment", OrderSt
 //     Order-Status against 14.64 and 14.82).
 //   - sysbench-tpcc's Order-Status reads the lines of order number d_id (a
 //     slip in its format arguments): ten fixed orders per district.
+//
 // So Payment's gets 35% and Order-Status's 50%.
 //
 // The mix (2,000 events of two threads) adds the draw of the types:
