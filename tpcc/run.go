@@ -153,7 +153,7 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	var measureStart, measureEnd time.Duration
 	measuring := o.Warmup <= 0
 	last := time.Duration(0)
-	collect := func(now time.Duration) *tally {
+	collect := func() *tally {
 		t := newTally()
 		for _, w := range workers {
 			w.mu.Lock()
@@ -162,7 +162,6 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 			w.mu.Unlock()
 			t.add(cur)
 		}
-		_ = now
 		return t
 	}
 	emit := func(now time.Duration, t *tally, ph oltp.Phase) {
@@ -188,7 +187,7 @@ loop:
 		select {
 		case <-ticker.C:
 			now := time.Since(t0)
-			t := collect(now)
+			t := collect()
 			ph := oltp.PhaseWarmup
 			if measuring {
 				ph = oltp.PhaseRun
@@ -197,7 +196,7 @@ loop:
 			emit(now, t, ph)
 		case <-warmTimer:
 			now := time.Since(t0)
-			t := collect(now)
+			t := collect()
 			emit(now, t, oltp.PhaseWarmup)
 			measuring = true
 			measureStart = now
@@ -224,7 +223,7 @@ loop:
 		}
 	}
 	now := time.Since(t0)
-	t := collect(now)
+	t := collect()
 	if measuring {
 		measure.add(t)
 		if report != nil && now > last {
