@@ -63,9 +63,14 @@ type Data struct {
 	// claiming them on an external server).
 	Tables []string
 	// RowsPerTable is how many rows Prepare loads into each table; Empty
-	// says it creates them without rows.
+	// says it creates them without rows. TotalRows, when set, is the rows
+	// it loads in all, for tables of different sizes.
 	RowsPerTable int64
+	TotalRows    int64
 	Empty        bool
+	// RowBytes is the on-disk size of a loaded row with its indexes, for
+	// the preflight's disk check (0: the runner's default, an sbtest row's).
+	RowBytes int64
 	// Changes says a run changes the data, so that the next cell reloads.
 	Changes bool
 	// Dist names what the loaded values are drawn from besides the seed
@@ -73,10 +78,14 @@ type Data struct {
 	Dist string
 }
 
-// Rows is the number of rows Prepare loads.
+// Rows is the number of rows Prepare loads (the load phase's deadline, the
+// snapshot and data cache threshold, the disk check, plan's estimate).
 func (d Data) Rows() int64 {
-	if d.Empty {
+	switch {
+	case d.Empty:
 		return 0
+	case d.TotalRows > 0:
+		return d.TotalRows
 	}
 	return int64(len(d.Tables)) * d.RowsPerTable
 }
@@ -151,8 +160,6 @@ type Descriptor struct {
 	Metrics []string
 	// OpenLoop says the engine paces events at Common.Rate.
 	OpenLoop bool
-	// NoWarmup says the engine has no warm-up (each run starts afresh).
-	NoWarmup bool
 	// RunsToEnd says a run does a fixed amount of work and ends by itself
 	// (Common.Time only bounds it): the measure phase has no deadline of
 	// its own, the watchdog still ends a run whose server stops answering.

@@ -1,83 +1,16 @@
 package experiment
 
 import (
-	"strings"
-
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 )
 
-// Change is what the runner must do before a cell, given the cell before.
-type Change struct {
-	Start   bool    `json:"start,omitempty"`   // the first cell starts the server
-	Restart []Param `json:"restart,omitempty"` // restart-only values that differ
-	Dynamic []Param `json:"dynamic,omitempty"` // SET GLOBAL
-	Reload  bool    `json:"reload"`            // data loaded (again)
-	Cold    bool    `json:"cold,omitempty"`    // restart for an empty buffer pool
-	Reason  string  `json:"reason,omitempty"`  // why the data is reloaded
-	// Depends lists restart-only values whose restart depends on the
-	// flavor, not known when planning (a Docker image, an external server).
-	Depends []Param `json:"depends_on_flavor,omitempty"`
-	// Limits are the resource limits changed live (limits.go); a memory
-	// limit that shrinks restarts the server instead (Restart names it).
-	Limits []Param `json:"limits,omitempty"`
-	// Overrides say where the runner did other than the plan, and why:
-	// what it found (a variable the server refused to SET as read-only, a
-	// dead server, a fresh server, data that was not there). Empty in a
-	// plan.
-	Overrides []string `json:"overrides,omitempty"`
-}
+// Change is what the runner must do before a cell, given the cell before
+// (record.Change: run.json stores it, with the runner's overrides).
+type Change = record.Change
 
 // MemoryKey is the limit key whose shrinking restarts the server.
-const MemoryKey = "memory"
-
-// Cost names the change in one word: start, restart+reload, set, ...
-func (ch Change) Cost() string {
-	var parts []string
-	switch {
-	case ch.Start:
-		parts = append(parts, "start")
-	case len(ch.Restart) > 0 || ch.Cold:
-		parts = append(parts, "restart")
-	case len(ch.Depends) > 0:
-		parts = append(parts, "restart?")
-	}
-	if ch.Reload {
-		parts = append(parts, "reload")
-	}
-	if len(ch.Limits) > 0 {
-		parts = append(parts, "limits")
-	}
-	if len(ch.Dynamic) > 0 {
-		parts = append(parts, "set")
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, "+")
-}
-
-// SettingsRestart lists the restart's startup options, without the memory
-// limit (whose restart comes with the limits, after the data is loaded).
-func (ch Change) SettingsRestart() []Param {
-	var out []Param
-	for _, p := range ch.Restart {
-		if p.Name != MemoryKey {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// MemoryRestart reports whether the change restarts the server to shrink
-// its memory limit.
-func (ch Change) MemoryRestart() bool {
-	for _, p := range ch.Restart {
-		if p.Name == MemoryKey {
-			return true
-		}
-	}
-	return false
-}
+const MemoryKey = record.MemoryKey
 
 // Between is the change before cell c, given the cell the server ran
 // before (nil: none, the server is new) and, per variable, whether it

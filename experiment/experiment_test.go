@@ -47,7 +47,7 @@ func TestParseAndExpand(t *testing.T) {
 	if m.Duration != 30*time.Second || m.Warmup != 5*time.Second || m.Baseline != "b1e1" {
 		t.Fatalf("experiment = %+v", m)
 	}
-	if len(m.Server.Config) != 1 || m.Server.Config[0] != (Param{"log_bin", "binlog"}) {
+	if len(m.Server.Config) != 1 || m.Server.Config[0] != (Param{Name: "log_bin", Value: "binlog"}) {
 		t.Fatalf("server.config = %+v", m.Server.Config)
 	}
 	p, err := Resolve(m, Flags{})
@@ -66,7 +66,7 @@ func TestParseAndExpand(t *testing.T) {
 	if o := oltpOf(t, c); o.Threads != 8 || o.Workload != "oltp_insert" || o.AutoInc {
 		t.Fatalf("cell 3 workload = %+v", c.Workload)
 	}
-	if len(c.Server) != 2 || c.Server[0] != (Param{"sync_binlog", "0"}) {
+	if len(c.Server) != 2 || c.Server[0] != (Param{Name: "sync_binlog", Value: "0"}) {
 		t.Fatalf("cell 3 server = %+v", c.Server)
 	}
 	if strings.Join(p.Columns, ",") != "sync_binlog,innodb_flush_log_at_trx_commit,threads" {

@@ -167,7 +167,7 @@ threads = 4
 
 func TestLimitChanges(t *testing.T) {
 	ch, shrink := LimitChanges(catalog.LimitSet{Memory: 2 << 30, CPUs: 1}, catalog.LimitSet{Memory: 4 << 30})
-	if shrink || len(ch) != 2 || ch[0] != (Param{"cpus", "(none)"}) {
+	if shrink || len(ch) != 2 || ch[0] != (Param{Name: "cpus", Value: "(none)"}) {
 		t.Errorf("grow: %v %v", ch, shrink)
 	}
 	if _, shrink := LimitChanges(catalog.LimitSet{}, catalog.LimitSet{Memory: 4 << 30}); !shrink {

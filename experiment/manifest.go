@@ -14,6 +14,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // Manifest is a decoded, validated manifest.
@@ -133,11 +134,8 @@ type ServerSpec struct {
 }
 
 // Param is one key = value, the value kept as text in the form the
-// server and the engine read it.
-type Param struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+// server and the engine read it (record.Param: run.json stores it).
+type Param = record.Param
 
 // Scenario is a named set of parameters.
 type Scenario struct {

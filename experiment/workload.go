@@ -3,9 +3,11 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"benchmatrix/engine"
 	"benchmatrix/engine/registry"
+	"benchmatrix/record"
 )
 
 // The workload of a cell is one engine's (engine/registry lists them): the
@@ -101,33 +103,54 @@ func optionApplies(name string, c Cell) (bool, []string) {
 }
 
 // UnmarshalJSON reads a cell of a stored plan, binding its workload to its
-// engine. A plan stored before the engines shared one interface had a slap
-// cell's configuration beside its workload, under "slap": it is the slap
-// options' configuration now.
+// engine.
 func (c *Cell) UnmarshalJSON(b []byte) error {
 	type plain Cell
-	var legacy struct {
-		Slap json.RawMessage `json:"slap"`
-	}
 	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
 		return err
-	}
-	if err := json.Unmarshal(b, &legacy); err != nil {
-		return err
-	}
-	if len(legacy.Slap) > 0 && string(legacy.Slap) != "null" {
-		var w map[string]json.RawMessage
-		if err := json.Unmarshal(c.Workload.Raw(), &w); err == nil && w != nil {
-			if _, has := w["slap"]; !has {
-				w["slap"] = legacy.Slap
-				if nb, err := json.Marshal(w); err == nil {
-					c.Workload = engine.RawSpec(nb)
-				}
-			}
-		}
 	}
 	if err := Engines.Bind(&c.Workload); err != nil {
 		return fmt.Errorf("plan cell %s: %w", c.Name, err)
 	}
 	return nil
+}
+
+// PlanRecord is the plan's cells as run.json stores them.
+func PlanRecord(cells []Cell) []record.PlanCell {
+	out := make([]record.PlanCell, len(cells))
+	for i, c := range cells {
+		// PlanCell keeps what it does not type, as JSON: a value JSON
+		// cannot carry is written as 0 there (record.Finite); the typed
+		// fields keep theirs, for the record's own check to name.
+		cc := c
+		cc.Workload = engine.Spec{}
+		cc.Params, cc.Server = slices.Clone(c.Params), slices.Clone(c.Server)
+		record.Finite(&cc)
+		b, err := json.Marshal(cc)
+		if err == nil {
+			err = json.Unmarshal(b, &out[i])
+		}
+		if err != nil { // not reached: every field of a Cell marshals
+			out[i] = record.PlanCell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat}
+		}
+		out[i].Params, out[i].Limits, out[i].Change = c.Params, c.Limits, c.Change
+		out[i].Workload = c.Workload
+	}
+	return out
+}
+
+// PlannedCells are a stored plan's cells again (a rerun's, a resumed
+// run's), their workloads bound to their engines.
+func PlannedCells(stored []record.PlanCell) ([]Cell, error) {
+	out := make([]Cell, len(stored))
+	for i, pc := range stored {
+		b, err := json.Marshal(pc)
+		if err == nil {
+			err = json.Unmarshal(b, &out[i])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stored plan cell %s: %w", pc.Name, err)
+		}
+	}
+	return out, nil
 }

@@ -1,21 +1,6 @@
 package record
 
-import (
-	"slices"
-	"testing"
-
-	"benchmatrix/experiment"
-)
-
-// An expectation may compare exactly the columns marked Expect: the
-// manifest's validation (experiment.ExpectColumns, which cannot import
-// this package) and the table agree.
-func TestExpectColumnsAreTheTables(t *testing.T) {
-	got := ColumnNames(func(c Column) bool { return c.Expect })
-	if !slices.Equal(got, experiment.ExpectColumns) {
-		t.Errorf("columns marked Expect %v, experiment.ExpectColumns %v", got, experiment.ExpectColumns)
-	}
-}
+import "testing"
 
 func TestColumnsAreWellFormed(t *testing.T) {
 	seen := map[string]bool{}

@@ -49,6 +49,18 @@ func finite(v reflect.Value, path string, fixed *[]string) {
 			}
 			return
 		}
+		if e.Kind() == reflect.Struct && v.CanSet() {
+			// A struct in an interface (an engine's options) cannot be set
+			// in place either: fix a copy and put it back.
+			c := reflect.New(e.Type()).Elem()
+			c.Set(e)
+			before := len(*fixed)
+			finite(c, path, fixed)
+			if len(*fixed) > before {
+				v.Set(c)
+			}
+			return
+		}
 		finite(e, path, fixed)
 	case reflect.Struct:
 		t := v.Type()

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"benchmatrix/engine"
-	"benchmatrix/experiment"
 )
 
 // Run statuses.
@@ -56,19 +55,19 @@ type Run struct {
 	MetricColumns []string `json:"metric_columns,omitempty"`
 	// Axes names the varying parameters that come from [axes] (the others
 	// come from scenarios); Pivot is the parameter summary.md pivots on.
-	Axes         []string           `json:"axes,omitempty"`
-	Pivot        string             `json:"pivot,omitempty"`
-	ServerConfig []experiment.Param `json:"server_config"`
-	Plan         []experiment.Cell  `json:"plan"`
-	Order        string             `json:"order"`
-	Seed         int64              `json:"seed,omitempty"` // of a shuffled order
-	Status       string             `json:"status"`
-	Started      time.Time          `json:"started"`
-	Finished     time.Time          `json:"finished,omitempty"`
-	Server       ServerInfo         `json:"server"`
-	Host         Host               `json:"host"`
-	Cells        []Cell             `json:"cells"`
-	Notes        []string           `json:"notes,omitempty"`
+	Axes         []string   `json:"axes,omitempty"`
+	Pivot        string     `json:"pivot,omitempty"`
+	ServerConfig []Param    `json:"server_config"`
+	Plan         []PlanCell `json:"plan"`
+	Order        string     `json:"order"`
+	Seed         int64      `json:"seed,omitempty"` // of a shuffled order
+	Status       string     `json:"status"`
+	Started      time.Time  `json:"started"`
+	Finished     time.Time  `json:"finished,omitempty"`
+	Server       ServerInfo `json:"server"`
+	Host         Host       `json:"host"`
+	Cells        []Cell     `json:"cells"`
+	Notes        []string   `json:"notes,omitempty"`
 	// Profiles is what the cells' profiles say together (profile.go),
 	// computed when summary.md is written.
 	Profiles *ProfileReport `json:"profiles,omitempty"`
@@ -87,13 +86,13 @@ type Run struct {
 
 // Cell is the outcome of one cell run.
 type Cell struct {
-	Name     string             `json:"name"`
-	Index    int                `json:"index"`
-	Scenario string             `json:"scenario,omitempty"`
-	Params   []experiment.Param `json:"params"`
-	Repeat   int                `json:"repeat"`
-	Status   string             `json:"status"`
-	Error    string             `json:"error,omitempty"`
+	Name     string  `json:"name"`
+	Index    int     `json:"index"`
+	Scenario string  `json:"scenario,omitempty"`
+	Params   []Param `json:"params"`
+	Repeat   int     `json:"repeat"`
+	Status   string  `json:"status"`
+	Error    string  `json:"error,omitempty"`
 
 	Started     time.Time `json:"started"`
 	WallSeconds float64   `json:"wall_seconds"`
@@ -103,8 +102,8 @@ type Cell struct {
 	// What the runner had to do before measuring: Change in the plan's
 	// terms (its Cost is comparable with the plan's), Restarted whether the
 	// server was (re)started for any reason, a recovery included.
-	Change    experiment.Change `json:"change"`
-	Restarted bool              `json:"restarted"`
+	Change    Change `json:"change"`
+	Restarted bool   `json:"restarted"`
 	// Data is how the cell's data came to be: loaded (prepare), restored
 	// (from a snapshot of an earlier load), cached (restored from the data
 	// cache across runs) or reused (left by the cell before).
@@ -230,7 +229,7 @@ func (c *Cell) Param(name string) string {
 type Summary struct {
 	Name     string
 	Scenario string
-	Params   []experiment.Param
+	Params   []Param
 	Runs     int // successful repeats
 	Failed   int
 	TPS      float64

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 )
 
@@ -84,7 +83,7 @@ func TestFingerprintFallsBackToResultAndPlan(t *testing.T) {
 	if err := BindWorkloads(r); err != nil {
 		t.Fatal(err)
 	}
-	r.Plan = append(r.Plan, experiment.Cell{Name: "b9e9/threads=1", Scenario: "b9e9", Workload: opts})
+	r.Plan = append(r.Plan, PlanCell{Name: "b9e9/threads=1", Scenario: "b9e9", Workload: opts})
 	f := ComputeFingerprint(r)
 	if f.Workload["b1e1/threads=1"].Options["threads"] != "1" {
 		t.Errorf("options not taken from the result: %+v", f.Workload["b1e1/threads=1"])

@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"benchmatrix/engine"
+	"benchmatrix/oltp"
 )
 
 // fill gives every float reachable from v the value x: it allocates nil
@@ -40,13 +43,25 @@ func fill(v reflect.Value, x float64, depth int, visible bool) int {
 		}
 		return n
 	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		if v.Len() == 0 {
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		}
 		return fill(v.Index(0), x, depth-1, visible)
 	case reflect.Array:
 		n := 0
 		for i := 0; i < v.Len(); i++ {
 			n += fill(v.Index(i), x, depth-1, visible)
 		}
+		return n
+	case reflect.Interface:
+		// An engine's options in a workload: fill a copy and put it back.
+		if v.IsNil() {
+			return 0
+		}
+		c := reflect.New(v.Elem().Type()).Elem()
+		c.Set(v.Elem())
+		n := fill(c, x, depth-1, visible)
+		v.Set(c)
 		return n
 	case reflect.Map:
 		k := reflect.New(v.Type().Key()).Elem()
@@ -70,7 +85,9 @@ func fill(v reflect.Value, x float64, depth int, visible bool) int {
 func TestNonFiniteValuesAreWritten(t *testing.T) {
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		t.Run(strings.ToLower(strings.TrimPrefix(fmtFloat(x), "+")), func(t *testing.T) {
-			var r Run
+			// The workloads hold an engine's options.
+			r := Run{Cells: []Cell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}},
+				Plan: []PlanCell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}}}
 			n := fill(reflect.ValueOf(&r).Elem(), x, 12, true)
 			t.Logf("%d floats reachable from Run", n)
 			if n < 50 {

@@ -93,8 +93,8 @@ func goldenRun() *Run {
 		w := o
 		w.Threads = f.threads
 		w.RandSeed = int64(1000 + i)
-		r.Plan = append(r.Plan, experiment.Cell{Index: i, Name: name, Scenario: f.scenario, Params: params, Repeat: f.repeat,
-			Workload: engine.Spec{Engine: "oltp", Options: w}, Server: []experiment.Param{{Name: "sync_binlog", Value: f.sb}}})
+		r.Plan = append(r.Plan, experiment.PlanRecord([]experiment.Cell{{Index: i, Name: name, Scenario: f.scenario, Params: params, Repeat: f.repeat,
+			Workload: engine.Spec{Engine: "oltp", Options: w}, Server: []experiment.Param{{Name: "sync_binlog", Value: f.sb}}}})...)
 		c := Cell{Name: name, Index: i, Scenario: f.scenario, Params: params, Repeat: f.repeat, Status: CellOK,
 			Started: started.Add(time.Duration(i) * 25 * time.Second), WallSeconds: 21.5, Data: "reused",
 			DrainSeconds: 0.5, WarmupSeconds: 3, Effective: map[string]string{"sync_binlog": f.sb}, Workload: engine.Spec{Engine: "oltp", Options: w}, RandSeed: w.RandSeed}

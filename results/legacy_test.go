@@ -48,7 +48,7 @@ func TestOldRunJSONLoads(t *testing.T) {
 			continue
 		}
 		o, ok := c.Workload.Options.(slap.Options)
-		if !ok || o.Config.NumberOfQueries != 100 || o.Config.Iterations != 1 || c.Workload.Data().Shape != "slap" {
+		if !ok || o.Config.NumberOfQueries != 100 || o.Config.Iterations != 1 || c.Workload.Data().Shape != "slap engine=default" {
 			t.Errorf("planned slap cell's workload %T %+v", c.Workload.Options, c.Workload.Options)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
-	"benchmatrix/experiment"
 	"benchmatrix/server"
 )
 
@@ -16,7 +15,7 @@ func withLimits(r *Run, lim map[string]catalog.LimitSet) *Run {
 	for i, c := range r.Cells {
 		if !seen[c.Name] {
 			seen[c.Name] = true
-			r.Plan = append(r.Plan, experiment.Cell{Name: c.Name, Limits: lim[c.Name]})
+			r.Plan = append(r.Plan, PlanCell{Name: c.Name, Limits: lim[c.Name]})
 		}
 		if l, ok := lim[c.Name]; ok {
 			r.Cells[i].Limits = &server.LimitsInForce{Requested: l, Mechanism: "cgroup v1", Device: "254:0 (vda)",

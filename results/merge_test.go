@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"benchmatrix/engine"
-	"benchmatrix/experiment"
 )
 
 // shardDirs writes n synthetic shard runs of a flush-like plan (3 cells ×
@@ -22,9 +21,9 @@ func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *Run)) []string {
 	base := flushRun("", map[string][]float64{
 		"b1e1": make([]float64, rounds), "b0e1": make([]float64, rounds), "b0e0": make([]float64, rounds),
 	})
-	var plan []experiment.Cell
+	var plan []PlanCell
 	for _, c := range base.Cells {
-		plan = append(plan, experiment.Cell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+		plan = append(plan, PlanCell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
 	}
 	root := t.TempDir()
 	var dirs []string

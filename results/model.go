@@ -33,6 +33,9 @@ type Run = record.Run
 // Cell is the outcome of one cell run (record.Cell).
 type Cell = record.Cell
 
+// PlanCell is a planned cell as run.json stores it.
+type PlanCell = record.PlanCell
+
 // Growth is how the workload's tables changed over a cell (record.Growth).
 type Growth = record.Growth
 

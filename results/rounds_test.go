@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"benchmatrix/experiment"
 )
 
 // conclusiveFlush is flushRun with until = "conclusive" in its manifest and
@@ -16,7 +14,7 @@ func conclusiveFlush(tps map[string][]float64) *Run {
 	r := flushRun(`"b1e1 < b0e1 < b0e0"`, tps)
 	r.Manifest = strings.Replace(r.Manifest, "[experiment]\n", "[experiment]\nuntil = \"conclusive\"\n", 1)
 	for _, c := range r.Cells {
-		r.Plan = append(r.Plan, experiment.Cell{Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+		r.Plan = append(r.Plan, PlanCell{Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
 	}
 	return r
 }

@@ -168,9 +168,14 @@ func ReadRun(dir string) (*Run, error) {
 	return &r, nil
 }
 
-// BindWorkloads makes the cells' workloads, as decoded from run.json, their
-// engines' options again (the plan's cells bind themselves).
+// BindWorkloads makes the workloads of the cells and the plan, as decoded
+// from run.json, their engines' options again.
 func BindWorkloads(r *Run) error {
+	for i := range r.Plan {
+		if err := experiment.Engines.Bind(&r.Plan[i].Workload); err != nil {
+			return fmt.Errorf("plan cell %s: %w", r.Plan[i].Name, err)
+		}
+	}
 	for i := range r.Cells {
 		if err := experiment.Engines.Bind(&r.Cells[i].Workload); err != nil {
 			return fmt.Errorf("cell %s: %w", r.Cells[i].Name, err)

@@ -366,7 +366,7 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
 	db := r.openDB("")
 	defer db.Close()
-	dyn := r.dynamicFor(*c)
+	dyn := r.dynamic(c, res) // change.go: the plan's, less what the server refused
 	if len(dyn) > 0 {
 		fmt.Fprintf(r.log, "    set %s\n", describe(dyn))
 	}

@@ -7,6 +7,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/results"
+	"benchmatrix/server"
 )
 
 // changes is what the runner keeps to decide each cell's change with
@@ -47,6 +48,19 @@ func (r *Runner) planned(c *experiment.Cell, res *results.Cell) experiment.Chang
 	}
 	r.chg.decided = &ch
 	return ch
+}
+
+// dynamic is the plan's SET GLOBAL list for c (experiment.Between), less
+// the variables the server has refused as read-only since: those are set
+// at start instead (restartIfNeeded), and overrides says so.
+func (r *Runner) dynamic(c *experiment.Cell, res *results.Cell) []server.Setting {
+	var out []server.Setting
+	for _, p := range r.planned(c, res).Dynamic {
+		if !r.readOnly[catalog.VariableName(p.Name)] {
+			out = append(out, server.Setting{Name: p.Name, Value: p.Value})
+		}
+	}
+	return out
 }
 
 // did completes the cell's Change (what the runner did, in the plan's

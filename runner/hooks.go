@@ -77,7 +77,8 @@ func cellHooks() []hook {
 		&topologyHook{},      // topology.go, through its adapter
 		cacheHook{},          // datacache.go
 		&injectHook{},        // inject.go
-		&watchHook{},         // observe.go: sampler, stalls, growth, waits, nodes, events, user metrics
+		&eventsHook{},        // events.go: [[events]] on a topology's nodes
+		&watchHook{},         // observe.go: sampler, stalls, growth, waits, nodes, user metrics
 		&profileHook{},       // profile.go
 		&limitsAdapter{},     // limits.go, through its adapter
 		&topologyCheckHook{}, // topology.go: the nodes agree after the cell

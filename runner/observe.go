@@ -127,7 +127,7 @@ func (w *watch) idTables() observe.Tables {
 // onsets (inject.go) are on the cell already.
 func (w *watch) stop(ctx context.Context) {
 	res := w.res
-	w.endEvents() // topology.go
+	w.endNodes() // topology.go
 	if w.db == nil {
 		return
 	}

@@ -54,8 +54,13 @@ const BytesPerRow = 260
 
 // EstimateBytes is how much disk a data shape needs.
 func EstimateBytes(c experiment.Cell) int64 {
-	rows := c.Workload.Data().Rows()
-	b := rows * BytesPerRow
+	d := c.Workload.Data()
+	rows := d.Rows()
+	per := d.RowBytes
+	if per <= 0 {
+		per = BytesPerRow
+	}
+	b := rows * per
 	if rows >= SnapshotMinRows {
 		b *= 2 // the snapshot copy
 	}
@@ -85,9 +90,18 @@ func (r *Runner) checkDisk() error {
 		}
 	}
 	if need > free {
-		return &UsageError{Msg: fmt.Sprintf("cell %s: %d table(s) x %d rows need about %s on disk (%d B per row with indexes, "+
+		d := worst.Workload.Data()
+		per := d.RowBytes
+		if per <= 0 {
+			per = BytesPerRow
+		}
+		shape := fmt.Sprintf("%d table(s) x %d rows", len(d.Tables), d.RowsPerTable)
+		if d.TotalRows > 0 {
+			shape = fmt.Sprintf("%d rows in %d table(s)", d.TotalRows, len(d.Tables))
+		}
+		return &UsageError{Msg: fmt.Sprintf("cell %s: %s need about %s on disk (%d B per row with indexes, "+
 			"twice when a snapshot is kept), but the filesystem under %s has %s free; use a smaller table_size or another [server] tmpdir",
-			worst.Name, len(worst.Workload.Data().Tables), worst.Workload.Data().RowsPerTable, humanBytes(need), BytesPerRow, dir, humanBytes(free))}
+			worst.Name, shape, humanBytes(need), per, dir, humanBytes(free))}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/experiment"
 	"benchmatrix/results"
 )
 
@@ -52,7 +53,7 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 			break
 		}
 		r.plan = next
-		run.Plan = next.Cells
+		run.Plan = experiment.PlanRecord(next.Cells)
 		var more []int
 		for i := from; i < len(next.Cells); i++ {
 			more = append(more, i)

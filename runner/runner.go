@@ -270,7 +270,7 @@ func (r *Runner) newRecord() *results.Run {
 		Axes:          axisNames(m),
 		Pivot:         m.Pivot,
 		ServerConfig:  m.Server.Config,
-		Plan:          r.plan.Cells,
+		Plan:          experiment.PlanRecord(r.plan.Cells),
 		Order:         string(r.plan.Order),
 		Seed:          r.plan.Seed,
 		Status:        results.StatusRunning,
@@ -296,7 +296,7 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	run.Plan = r.plan.Cells
+	run.Plan = experiment.PlanRecord(r.plan.Cells)
 	if !samePlan(old.Plan, r.plan.Cells[:len(r.plan.Cells)-added]) {
 		return nil, &UsageError{Msg: fmt.Sprintf("cannot resume %s: the plan differs from the stored one (different --duration, --warmup or --repeats?)", r.cfg.OutDir)}
 	}
@@ -341,7 +341,7 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 	if r.plan.Flavor != info.Flavor {
 		// The restart decisions as the run takes them, for this flavor.
 		r.plan = r.plan.ForFlavor(info.Flavor)
-		run.Plan = r.plan.Cells
+		run.Plan = experiment.PlanRecord(r.plan.Cells)
 	}
 	if err := r.verifyStartup(ctx); err != nil {
 		return err
@@ -501,13 +501,14 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	foreign, err := ft.ForeignTables(ctx, r.schema, workloadTableRE.MatchString)
+	ours := r.workloadTable()
+	foreign, err := ft.ForeignTables(ctx, r.schema, ours)
 	if err != nil {
 		return err
 	}
 	var same, other []string
 	for _, t := range foreign {
-		if workloadTableRE.MatchString(strings.Fields(t)[0]) {
+		if ours(strings.Fields(t)[0]) {
 			same = append(same, t)
 		} else {
 			other = append(other, t)
@@ -523,6 +524,18 @@ func (r *Runner) checkSchema(ctx context.Context) error {
 			"next to them (only sbtestN tables benchmatrix created are ever dropped) or give another [server] schema", r.schema, strings.Join(other, ", "))}
 	}
 	return nil
+}
+
+// workloadTable reports whether a table is of a workload's names: sbtestN,
+// or a table some cell's engine creates (engine.Data's Tables).
+func (r *Runner) workloadTable() func(string) bool {
+	names := map[string]bool{}
+	for _, c := range r.plan.Cells {
+		for _, t := range c.Workload.Data().Tables {
+			names[t] = true
+		}
+	}
+	return func(t string) bool { return names[t] || workloadTableRE.MatchString(t) }
 }
 
 // startupFor is [server.config] plus the cell's variables that can only be
@@ -547,16 +560,6 @@ func (r *Runner) startupFor(c experiment.Cell) []server.Setting {
 func (r *Runner) needsRestart(name string) bool {
 	n := catalog.VariableName(name)
 	return r.readOnly[n] || catalog.RestartNeed(r.flavor, n) != catalog.Dynamic
-}
-
-func (r *Runner) dynamicFor(c experiment.Cell) []server.Setting {
-	var out []server.Setting
-	for _, p := range c.Server {
-		if !r.needsRestart(p.Name) {
-			out = append(out, server.Setting{Name: p.Name, Value: p.Value})
-		}
-	}
-	return out
 }
 
 func (r *Runner) openDB(dbName string) *sql.DB {
@@ -650,7 +653,7 @@ func short(h string) string {
 	return h
 }
 
-func samePlan(a, b []experiment.Cell) bool {
+func samePlan(a []results.PlanCell, b []experiment.Cell) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -70,7 +70,11 @@ func Setup(ctx context.Context, req Request) (*experiment.Plan, Config, error) {
 		if m, err = experiment.Parse(prev.ManifestPath, prev.Manifest); err != nil {
 			return nil, Config{}, err
 		}
-		req.Flags.Seed, req.Flags.Rerun = prev.Seed, prev.Plan
+		cells, err := experiment.PlannedCells(prev.Plan)
+		if err != nil {
+			return nil, Config{}, &UsageError{Msg: fmt.Sprintf("run --rerun: %v", err)}
+		}
+		req.Flags.Seed, req.Flags.Rerun = prev.Seed, cells
 		for _, c := range prev.Cells {
 			seeds[results.RunKey(c.Name, c.Repeat)] = c.RandSeed
 		}

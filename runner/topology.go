@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -206,20 +204,14 @@ func topologyColumns(p *experiment.Plan) []string {
 	return out
 }
 
-// nodeWatch samples the nodes and runs the events of one cell.
+// nodeWatch samples the nodes of one cell.
 type nodeWatch struct {
 	sampler *observe.NodeSampler
 	dbs     []*sql.DB
 	err     error // a user metric the server refused: fails the cell
-
-	stopEvents context.CancelFunc
-	eventsDone chan struct{}
-	mu         sync.Mutex
-	events     []results.NodeEvent
 }
 
-// startNodes opens a connection per node and starts their sampler, and the
-// cell's events.
+// startNodes opens a connection per node and starts their sampler.
 func (w *watch) startNodes(ctx context.Context) {
 	r, c := w.r, w.c
 	cl := r.cluster()
@@ -260,12 +252,6 @@ func (w *watch) startNodes(ctx context.Context) {
 		}
 		nw.sampler = s
 	}
-	if cl != nil && len(r.m.Events) > 0 {
-		r.topologyRecord(w.res)
-		ectx, cancel := context.WithCancel(ctx)
-		nw.stopEvents, nw.eventsDone = cancel, make(chan struct{})
-		go nw.runEvents(ectx, cl, r.m.Events, r)
-	}
 }
 
 // failed is the error that must fail the cell before it runs.
@@ -276,31 +262,7 @@ func (w *watch) failed() error {
 	return nil
 }
 
-func (nw *nodeWatch) runEvents(ctx context.Context, cl *topology.Cluster, events []experiment.Event, r *Runner) {
-	defer close(nw.eventsDone)
-	evs := append([]experiment.Event(nil), events...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At < evs[j].At })
-	start := time.Now()
-	for _, ev := range evs {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Until(start.Add(ev.At))):
-		}
-		at := time.Since(start).Seconds()
-		err := cl.Do(ctx, ev)
-		ne := results.NodeEvent{At: at, Node: ev.Node, Action: ev.Action}
-		if err != nil {
-			ne.Error = err.Error()
-		}
-		fmt.Fprintf(r.log, "    t=%.1fs node%d %s%s\n", at, ev.Node, ev.Action, map[bool]string{true: ": " + ne.Error, false: ""}[err != nil])
-		nw.mu.Lock()
-		nw.events = append(nw.events, ne)
-		nw.mu.Unlock()
-	}
-}
-
-// stopNodes ends the events and the node sampler, widens the cell's rows
+// stopNodes ends the node sampler, widens the cell's rows
 // with the node columns (in the run's column order) and adds the nodes'
 // movers to the stall evidence.
 func (w *watch) stopNodes(rows []observe.Row) []observe.Row {
@@ -382,18 +344,12 @@ func nanRow(n int) []float64 {
 	return out
 }
 
-// endEvents stops the cell's events; without the server's sampler (no
-// connection) it stops the node sampler too.
-func (w *watch) endEvents() {
+// endNodes stops the node sampler when there is no server sampler (no
+// connection) to stop it with.
+func (w *watch) endNodes() {
 	nw := w.nodes
 	if nw == nil {
 		return
-	}
-	if nw.stopEvents != nil {
-		nw.stopEvents()
-		<-nw.eventsDone
-		w.res.Topology.Events = append(w.res.Topology.Events, nw.events...)
-		nw.stopEvents = nil
 	}
 	if w.db == nil {
 		if nw.sampler != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -52,7 +53,6 @@ var Descriptor = &engine.Descriptor{
 	},
 	New:       func(engine.Env) engine.Workload { return Workload{} },
 	RunsToEnd: true,
-	NoWarmup:  true,
 }
 
 // Options are a slap cell's: the configuration, and the run controls the
@@ -112,8 +112,12 @@ func (o Options) WithCommon(c engine.Common) engine.Options {
 }
 
 // Data implements engine.Options: each iteration creates its own schema and
-// tables and drops them, so there is nothing to load.
-func (o Options) Data() engine.Data { return engine.Data{Shape: Name, Empty: true} }
+// tables and drops them, so there is nothing to load. The shape names the
+// storage engine, so that the planner groups a slap matrix's cells by it,
+// as it groups an engine's cells by their data.
+func (o Options) Data() engine.Data {
+	return engine.Data{Shape: Name + " engine=" + strings.ToLower(o.StorageEngine), Empty: true}
+}
 
 // Check implements engine.Options.
 func (o Options) Check() error { return o.Config.Check() }
