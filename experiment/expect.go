@@ -29,7 +29,7 @@ type ExpectTerm struct {
 // figures of cells.csv that results computes per cell run.
 var ExpectColumns = []string{"tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
 	"data_fsyncs_trx", "redo_fsyncs_trx", "binlog_fsyncs_trx", "disk_writes_trx", "disk_kb_trx", "disk_flushes_trx",
-	"server_cpu_us_trx"}
+	"server_cpu_us_trx", "nopm", "tpm"}
 
 // ParseExpect parses one expectation.
 func ParseExpect(s string) (Expectation, error) {

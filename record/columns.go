@@ -131,6 +131,20 @@ var Columns = []Column{
 		}
 		return c.Steady.Seconds, true
 	}},
+	// An engine's own figures of the window (engine.Result.Metrics): TPC-C's
+	// NOPM and TPM (docs/tpcc.md); empty for the engines without them.
+	{Name: "nopm", Unit: "nopm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("nopm")},
+	{Name: "tpm", Unit: "tpm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("tpm")},
+}
+
+func engineMetric(name string) func(*Cell) (float64, bool) {
+	return func(c *Cell) (float64, bool) {
+		if c.Result == nil {
+			return 0, false
+		}
+		v, ok := c.Result.Metrics[name]
+		return v, ok
+	}
 }
 
 // ColumnNamed returns the column of that cells.csv name.

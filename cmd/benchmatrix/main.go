@@ -29,6 +29,7 @@ import (
 	"benchmatrix/runner"
 	"benchmatrix/server"
 	"benchmatrix/slap"
+	"benchmatrix/tpcc"
 	"benchmatrix/version"
 )
 
@@ -384,6 +385,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if tpcc.IsScript(args) { // sysbench-tpcc's tpcc.lua: the tpcc package (which imports oltp)
+		return tpcc.Main(ctx, args, stdout, stderr)
+	}
 	return oltp.MainWith(ctx, args, stdout, stderr, procs)
 }
 

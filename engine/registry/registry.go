@@ -6,6 +6,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/slap"
+	"benchmatrix/tpcc"
 )
 
 // Engines are the engines a manifest's workload key may name, in the order
@@ -13,4 +14,5 @@ import (
 var Engines = engine.Registry{
 	oltp.Descriptor,
 	slap.Descriptor,
+	tpcc.Descriptor,
 }

@@ -1,0 +1,118 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBenchVsSysbenchTPCC is the tpcc counterpart of bench-vs-sysbench:
+// sysbench 1.0.20 with sysbench-tpcc's tpcc.lua and ours, side by side on
+// one sandbox (each in its own database), the same shape: prepare time and
+// rows/s, then runs of the same length interleaved (theirs, ours, theirs,
+// ours): tps, NOPM and client CPU per transaction. It prints figures and
+// asserts none (the machine is shared); it runs only when asked:
+//
+//	BENCHMATRIX_TPCC_BENCH=1 BENCHMATRIX_TPCC_LUA=/path/to/sysbench-tpcc \
+//	  go test ./tpcc -run TestBenchVsSysbenchTPCC -v -timeout 60m
+//
+// BENCHMATRIX_TPCC_SHAPE overrides the shape ("tables=1 scale=2 threads=4
+// time=30").
+func TestBenchVsSysbenchTPCC(t *testing.T) {
+	if os.Getenv("BENCHMATRIX_TPCC_BENCH") == "" {
+		t.Skip("a measurement, not a test: set BENCHMATRIX_TPCC_BENCH=1 (and BENCHMATRIX_TPCC_LUA)")
+	}
+	dir := tpccLuaDir(t)
+	shape := map[string]int{"tables": 1, "scale": 2, "threads": 4, "time": 30}
+	for _, kv := range strings.Fields(os.Getenv("BENCHMATRIX_TPCC_SHAPE")) {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if _, ok := shape[k]; !ok || err != nil {
+			t.Fatalf("BENCHMATRIX_TPCC_SHAPE: %q", kv)
+		}
+		shape[k] = n
+	}
+	line := []string{fmt.Sprintf("--tables=%d", shape["tables"]), fmt.Sprintf("--scale=%d", shape["scale"]),
+		fmt.Sprintf("--threads=%d", shape["threads"])}
+	runLine := append(append([]string{}, line...), fmt.Sprintf("--time=%d", shape["time"]), "--report-interval=10")
+	sb := startSandbox(t)
+	theirsCfg, _ := testDB(t, sb, "sbt")
+	oursCfg, ours := testDB(t, sb, "ours")
+	ctx := context.Background()
+	t.Logf("shape %v; load before: %s", shape, loadavg())
+
+	// Prepare: theirs, then ours.
+	start := time.Now()
+	runSysbench(t, dir, theirsCfg, "./tpcc.lua", append(append([]string{}, line...), "prepare")...)
+	theirPrepare := time.Since(start)
+	var errOut bytes.Buffer
+	start = time.Now()
+	if code := Main(ctx, cliArgs(oursCfg, "tpcc.lua", append(append([]string{}, line...), "prepare")...), &bytes.Buffer{}, &errOut); code != 0 {
+		t.Fatalf("prepare: %d %s", code, errOut.String())
+	}
+	ourPrepare := time.Since(start)
+	rows := float64(0)
+	for _, k := range tableKinds {
+		rows += float64(count(t, ours, "SELECT COUNT(*) FROM "+k+"1")) * float64(shape["tables"])
+	}
+	const wait = 30 * time.Second // sysbench-tpcc's fixed "Waiting on tables 30 sec"
+	t.Logf("prepare %.0f rows: sysbench-tpcc %.1f s (%.0f rows/s; %.0f rows/s without its 30 s wait), ours %.1f s (%.0f rows/s): x%.2f (x%.2f without the wait); load %s",
+		rows, theirPrepare.Seconds(), rows/theirPrepare.Seconds(), rows/(theirPrepare-wait).Seconds(),
+		ourPrepare.Seconds(), rows/ourPrepare.Seconds(), theirPrepare.Seconds()/ourPrepare.Seconds(),
+		(theirPrepare-wait).Seconds()/ourPrepare.Seconds(), loadavg())
+
+	tpsRE := regexp.MustCompile(`transactions:\s+(\d+)\s+\(([0-9.]+) per sec`)
+	for round := 1; round <= 2; round++ {
+		cmd := exec.Command("sysbench", cliArgs(theirsCfg, "./tpcc.lua", append(append([]string{}, runLine...), "run")...)...)
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("sysbench run: %v\n%s", err, out.String())
+		}
+		m := tpsRE.FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("sysbench run: %s", out.String())
+		}
+		theirEvents, _ := strconv.ParseFloat(m[1], 64)
+		theirTPS, _ := strconv.ParseFloat(m[2], 64)
+		theirCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+
+		before := rusage()
+		var ourOut, ourErr bytes.Buffer
+		if code := Main(ctx, cliArgs(oursCfg, "tpcc.lua", append(append([]string{}, runLine...), "--format=json", "run")...), &ourOut, &ourErr); code != 0 {
+			t.Fatalf("run: %d %s", code, ourErr.String())
+		}
+		ourCPU := rusage() - before
+		res := parseJSONResult(t, ourOut.Bytes())
+		t.Logf("round %d: sysbench-tpcc %.1f tps, %.3f ms client CPU per transaction; ours %.1f tps (NOPM %.0f, TPM %.0f), %.3f ms client CPU per transaction; load %s",
+			round, theirTPS, theirCPU.Seconds()*1000/theirEvents, res.Sysbench.TPS(), res.NOPM, res.TPM,
+			ourCPU.Seconds()*1000/float64(res.Sysbench.Events), loadavg())
+	}
+}
+
+func rusage() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,526 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Type is a transaction type of the mix.
+type Type int
+
+// The five TPC-C transactions, and sysbench-tpcc's optional purge.
+const (
+	NewOrder Type = iota
+	Payment
+	OrderStatus
+	Delivery
+	StockLevel
+	Purge
+	numTypes
+)
+
+var typeNames = [numTypes]string{"new_order", "payment", "order_status", "delivery", "stock_level", "purge"}
+
+func (t Type) String() string { return typeNames[t] }
+
+// Types lists the transaction types in order.
+func Types() []Type { return []Type{NewOrder, Payment, OrderStatus, Delivery, StockLevel, Purge} }
+
+// pick draws the transaction type as sysbench-tpcc's event() does:
+// uniform(1, 23) (24 with the purge): 1-10 New-Order, 11-20 Payment, 21
+// Order-Status, 22 Delivery, 23 Stock-Level, 24 purge (10/23 = 43.5%,
+// 10/23, 1/23 = 4.35% each: the specification's minimum mix is 43% /
+// 4% / 4% / 4% for the last four).
+func pick(g *rng, purge bool, mix []int) Type {
+	if len(mix) > 0 {
+		sum := 0
+		for _, w := range mix {
+			sum += w
+		}
+		v := g.uniform(1, sum)
+		for i, w := range mix {
+			if v <= w {
+				return Type(i)
+			}
+			v -= w
+		}
+	}
+	n := 23
+	if purge {
+		n = 24
+	}
+	switch v := g.uniform(1, n); {
+	case v <= 10:
+		return NewOrder
+	case v <= 20:
+		return Payment
+	case v == 21:
+		return OrderStatus
+	case v == 22:
+		return Delivery
+	case v == 23:
+		return StockLevel
+	default:
+		return Purge
+	}
+}
+
+// StatementError is a statement the server refused.
+type StatementError struct {
+	SQL string
+	Err error
+}
+
+func (e *StatementError) Error() string { return fmt.Sprintf("%v (statement: %s)", e.Err, e.SQL) }
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// session is one worker's connection and draws. Statements are text
+// queries with literals, as sysbench-tpcc sends them (con:query); each
+// is counted as sysbench's driver counts it: a result set is a read, a
+// statement that changed rows a write, anything else other.
+type session struct {
+	c  *sql.Conn
+	o  *Options
+	g  *rng
+	nc *nuConst
+
+	reads, writes, others int64
+	// rolledBack: the last New-Order was the 1% that rolls back (an
+	// unused item number), counted by sysbench-tpcc as an error.
+	rolledBack bool
+}
+
+func (s *session) query(ctx context.Context, q string) ([][]string, error) {
+	rows, err := s.c.QueryContext(ctx, q)
+	if err != nil {
+		return nil, &StatementError{SQL: q, Err: err}
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, &StatementError{SQL: q, Err: err}
+	}
+	raw := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range raw {
+		ptrs[i] = &raw[i]
+	}
+	var out [][]string
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, &StatementError{SQL: q, Err: err}
+		}
+		row := make([]string, len(raw))
+		for i, b := range raw {
+			if b == nil {
+				row[i] = "\x00NULL"
+			} else {
+				row[i] = string(b)
+			}
+		}
+		out = append(out, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &StatementError{SQL: q, Err: err}
+	}
+	s.reads++
+	return out, nil
+}
+
+// one is query's first row, or an error naming the statement when there
+// is none.
+func (s *session) one(ctx context.Context, q string) ([]string, error) {
+	rows, err := s.query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, &StatementError{SQL: q, Err: fmt.Errorf("no row")}
+	}
+	return rows[0], nil
+}
+
+func (s *session) exec(ctx context.Context, q string) error {
+	res, err := s.c.ExecContext(ctx, q)
+	if err != nil {
+		return &StatementError{SQL: q, Err: err}
+	}
+	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		s.writes++
+	} else {
+		s.others++
+	}
+	return nil
+}
+
+func (s *session) begin(ctx context.Context, readOnly bool) error {
+	switch {
+	case !s.o.Splittable:
+		return s.exec(ctx, "BEGIN")
+	case readOnly:
+		return s.exec(ctx, "START TRANSACTION READ ONLY")
+	default:
+		return s.exec(ctx, "START TRANSACTION READ WRITE")
+	}
+}
+
+func isNull(v string) bool { return v == "\x00NULL" }
+
+func atoi(v string) int {
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+func atof(v string) float64 {
+	f, _ := strconv.ParseFloat(v, 64)
+	return f
+}
+
+// otherWare draws a warehouse other than home (clause 2.4.1.5, 2.5.1.2);
+// with one warehouse, home. (sysbench-tpcc's other_ware loops until it
+// draws home itself, so its "remote" warehouse is always the home one.)
+func (s *session) otherWare(home int) int {
+	if s.o.Scale == 1 {
+		return home
+	}
+	for {
+		if w := s.g.uniform(1, s.o.Scale); w != home {
+			return w
+		}
+	}
+}
+
+func (s *session) run(ctx context.Context, t Type) error {
+	s.rolledBack = false
+	switch t {
+	case NewOrder:
+		return s.newOrder(ctx)
+	case Payment:
+		return s.payment(ctx)
+	case OrderStatus:
+		return s.orderStatus(ctx)
+	case Delivery:
+		return s.delivery(ctx)
+	case StockLevel:
+		return s.stockLevel(ctx)
+	default:
+		return s.purge(ctx)
+	}
+}
+
+// newOrder is the New-Order transaction (clause 2.4) with sysbench-tpcc's
+// statements: 5..15 lines, 1% of them with an unused item number on the
+// line before the last (sysbench-tpcc's place for it), which finds no
+// item and rolls back.
+func (s *session) newOrder(ctx context.Context) error {
+	t := s.g.uniform(1, s.o.Tables)
+	w := s.g.uniform(1, s.o.Scale)
+	d := s.g.uniform(1, DistPerWare)
+	c := s.g.nurand(s.nc, 1023, 1, CustPerDist)
+	olCnt := s.g.uniform(minOrderLines, maxOrderLines)
+	rbk := s.g.uniform(1, 100)
+	var item, supply, qty [maxOrderLines + 1]int
+	allLocal := 1
+	for i := 1; i <= olCnt; i++ {
+		item[i] = s.g.nurand(s.nc, 8191, 1, MaxItems)
+		if i == olCnt-1 && rbk == 1 {
+			item[i] = -1
+		}
+		if s.g.uniform(1, 100) != 1 {
+			supply[i] = w
+		} else {
+			supply[i] = s.otherWare(w)
+			allLocal = 0
+		}
+		qty[i] = s.g.uniform(1, 10)
+	}
+	if err := s.begin(ctx, false); err != nil {
+		return err
+	}
+	cw, err := s.one(ctx, fmt.Sprintf("SELECT c_discount, c_last, c_credit, w_tax FROM customer%d, warehouse%d WHERE w_id = %d AND c_w_id = w_id AND c_d_id = %d AND c_id = %d", t, t, w, d, c))
+	if err != nil {
+		return err
+	}
+	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_next_o_id, d_tax FROM district%d WHERE d_w_id = %d AND d_id = %d FOR UPDATE", t, w, d))
+	if err != nil {
+		return err
+	}
+	oID := atoi(dist[0])
+	if err := s.exec(ctx, fmt.Sprintf("UPDATE district%d SET d_next_o_id = %d WHERE d_id = %d AND d_w_id= %d", t, oID+1, d, w)); err != nil {
+		return err
+	}
+	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO orders%d (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (%d,%d,%d,%d,NOW(),%d,%d)",
+		t, oID, d, w, c, olCnt, allLocal)); err != nil {
+		return err
+	}
+	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO new_orders%d (no_o_id, no_d_id, no_w_id) VALUES (%d,%d,%d)", t, oID, d, w)); err != nil {
+		return err
+	}
+	discount, wTax, dTax := atof(cw[0]), atof(cw[3]), atof(dist[1])
+	for n := 1; n <= olCnt; n++ {
+		it, err := s.query(ctx, fmt.Sprintf("SELECT i_price, i_name, i_data FROM item%d WHERE i_id = %d", t, item[n]))
+		if err != nil {
+			return err
+		}
+		if len(it) == 0 {
+			s.rolledBack = true
+			return s.exec(ctx, "ROLLBACK")
+		}
+		st, err := s.one(ctx, fmt.Sprintf("SELECT s_quantity, s_data, s_dist_%02d s_dist FROM stock%d WHERE s_i_id = %d AND s_w_id= %d FOR UPDATE", d, t, item[n], supply[n]))
+		if err != nil {
+			return err
+		}
+		sq := atoi(st[0])
+		if sq > qty[n] {
+			sq -= qty[n]
+		} else {
+			sq = sq - qty[n] + 91
+		}
+		if err := s.exec(ctx, fmt.Sprintf("UPDATE stock%d SET s_quantity = %d WHERE s_i_id = %d AND s_w_id= %d", t, sq, item[n], supply[n])); err != nil {
+			return err
+		}
+		amount := float64(qty[n]) * atof(it[0][0]) * (1 + wTax + dTax) * (1 - discount)
+		// sysbench-tpcc formats the amount with %d: LuaJIT truncates it.
+		if err := s.exec(ctx, fmt.Sprintf("INSERT INTO order_line%d (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (%d,%d,%d,%d,%d,%d,%d,%d,'%s')",
+			t, oID, d, w, n, item[n], supply[n], qty[n], int64(math.Trunc(amount)), st[2])); err != nil {
+			return err
+		}
+	}
+	return s.exec(ctx, "COMMIT")
+}
+
+// customerByName finds the customer at position ceil(n/2) of those with
+// the last name in the district, ordered by first name (clause 2.5.2.2),
+// with sysbench-tpcc's two statements (a count, then the rows); cols are
+// the columns the second one reads (c_id last).
+func (s *session) customerByName(ctx context.Context, t, w, d int, last, cols string) ([]string, error) {
+	if _, err := s.one(ctx, fmt.Sprintf("SELECT count(c_id) namecnt FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s'", t, w, d, last)); err != nil {
+		return nil, err
+	}
+	rows, err := s.query(ctx, fmt.Sprintf("SELECT %s FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s' ORDER BY c_first", cols, t, w, d, last))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		// Every last name is in every district (the first 1,000
+		// customers take each once), unless the data is not TPC-C's.
+		return nil, fmt.Errorf("no customer named %s in warehouse %d district %d of table set %d", last, w, d, t)
+	}
+	return rows[(len(rows)+1)/2-1], nil
+}
+
+// payment is the Payment transaction (clause 2.5): 60% of customers by
+// last name, 15% in a remote warehouse.
+func (s *session) payment(ctx context.Context) error {
+	t := s.g.uniform(1, s.o.Tables)
+	w := s.g.uniform(1, s.o.Scale)
+	d := s.g.uniform(1, DistPerWare)
+	c := s.g.nurand(s.nc, 1023, 1, CustPerDist)
+	amount := s.g.uniform(1, 5000)
+	last := lastName(s.g.nurand(s.nc, 255, 0, lastNameSpan-1))
+	byName := s.g.uniform(1, 100) <= 60
+	cw, cd := w, d
+	if s.g.uniform(1, 100) > 85 {
+		cw = s.otherWare(w)
+		cd = s.g.uniform(1, DistPerWare)
+	}
+	if err := s.begin(ctx, false); err != nil {
+		return err
+	}
+	if err := s.exec(ctx, fmt.Sprintf("UPDATE warehouse%d SET w_ytd = w_ytd + %d WHERE w_id = %d", t, amount, w)); err != nil {
+		return err
+	}
+	wh, err := s.one(ctx, fmt.Sprintf("SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse%d WHERE w_id = %d", t, w))
+	if err != nil {
+		return err
+	}
+	if err := s.exec(ctx, fmt.Sprintf("UPDATE district%d SET d_ytd = d_ytd + %d WHERE d_w_id = %d AND d_id= %d", t, amount, w, d)); err != nil {
+		return err
+	}
+	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district%d WHERE d_w_id = %d AND d_id = %d", t, w, d))
+	if err != nil {
+		return err
+	}
+	if byName {
+		row, err := s.customerByName(ctx, t, cw, cd, last, "c_id")
+		if err != nil {
+			return err
+		}
+		c = atoi(row[0])
+	}
+	cust, err := s.one(ctx, fmt.Sprintf("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_since FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_id=%d FOR UPDATE", t, cw, cd, c))
+	if err != nil {
+		return err
+	}
+	balance := atof(cust[12]) - float64(amount)
+	ytd := atof(cust[13]) + float64(amount)
+	if cust[9] == "BC" {
+		data, err := s.one(ctx, fmt.Sprintf("SELECT c_data FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id= %d", t, cw, cd, c))
+		if err != nil {
+			return err
+		}
+		nd := fmt.Sprintf("| %4d %2d %4d %2d %4d $%7.2f %12d %24s", c, cd, cw, d, w, float64(amount), time.Now().Unix(), data[0])
+		if len(nd) > 500 {
+			nd = nd[:500]
+		}
+		if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f, c_data=%s WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
+			t, balance, ytd, sqlQuote(nd), cw, cd, c)); err != nil {
+			return err
+		}
+	} else if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
+		t, balance, ytd, cw, cd, c)); err != nil {
+		return err
+	}
+	hData := fmt.Sprintf("%10s %10s   ", wh[5], dist[5])
+	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO history%d (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d,%d,%d,%d,%d,NOW(),%d,%s)",
+		t, cd, cw, c, d, w, amount, sqlQuote(hData))); err != nil {
+		return err
+	}
+	return s.exec(ctx, "COMMIT")
+}
+
+// orderStatus is the Order-Status transaction (clause 2.6): the
+// customer (60% by last name), their last order and its lines.
+// (sysbench-tpcc reads the lines of order number d_id, a slip in its
+// format arguments; here the customer's last order's, as the
+// specification says: the same statement, 5..15 rows either way.)
+func (s *session) orderStatus(ctx context.Context) error {
+	t := s.g.uniform(1, s.o.Tables)
+	w := s.g.uniform(1, s.o.Scale)
+	d := s.g.uniform(1, DistPerWare)
+	c := s.g.nurand(s.nc, 1023, 1, CustPerDist)
+	last := lastName(s.g.nurand(s.nc, 255, 0, lastNameSpan-1))
+	byName := s.g.uniform(1, 100) <= 60
+	if err := s.begin(ctx, true); err != nil {
+		return err
+	}
+	if byName {
+		row, err := s.customerByName(ctx, t, w, d, last, "c_balance, c_first, c_middle, c_id")
+		if err != nil {
+			return err
+		}
+		c = atoi(row[3])
+	} else if _, err := s.one(ctx, fmt.Sprintf("SELECT c_balance, c_first, c_middle, c_last FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d", t, w, d, c)); err != nil {
+		return err
+	}
+	ord, err := s.one(ctx, fmt.Sprintf("SELECT o_id, o_carrier_id, o_entry_d FROM orders%d WHERE o_w_id = %d AND o_d_id = %d AND o_c_id = %d ORDER BY o_id DESC", t, w, d, c))
+	if err != nil {
+		return err
+	}
+	if _, err := s.query(ctx, fmt.Sprintf("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id = %d", t, w, d, atoi(ord[0]))); err != nil {
+		return err
+	}
+	return s.exec(ctx, "COMMIT")
+}
+
+// delivery is the Delivery transaction (clause 2.7), in one database
+// transaction for the ten districts as sysbench-tpcc runs it.
+func (s *session) delivery(ctx context.Context) error {
+	t := s.g.uniform(1, s.o.Tables)
+	w := s.g.uniform(1, s.o.Scale)
+	carrier := s.g.uniform(1, 10)
+	if err := s.begin(ctx, false); err != nil {
+		return err
+	}
+	for d := 1; d <= DistPerWare; d++ {
+		no, err := s.query(ctx, fmt.Sprintf("SELECT no_o_id FROM new_orders%d WHERE no_d_id = %d AND no_w_id = %d ORDER BY no_o_id ASC LIMIT 1 FOR UPDATE", t, d, w))
+		if err != nil {
+			return err
+		}
+		if len(no) == 0 || isNull(no[0][0]) {
+			continue
+		}
+		o := atoi(no[0][0])
+		if err := s.exec(ctx, fmt.Sprintf("DELETE FROM new_orders%d WHERE no_o_id = %d AND no_d_id = %d AND no_w_id = %d", t, o, d, w)); err != nil {
+			return err
+		}
+		oc, err := s.one(ctx, fmt.Sprintf("SELECT o_c_id FROM orders%d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", t, o, d, w))
+		if err != nil {
+			return err
+		}
+		if err := s.exec(ctx, fmt.Sprintf("UPDATE orders%d SET o_carrier_id = %d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", t, carrier, o, d, w)); err != nil {
+			return err
+		}
+		if err := s.exec(ctx, fmt.Sprintf("UPDATE order_line%d SET ol_delivery_d = NOW() WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", t, o, d, w)); err != nil {
+			return err
+		}
+		sum, err := s.one(ctx, fmt.Sprintf("SELECT SUM(ol_amount) sm FROM order_line%d WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", t, o, d, w))
+		if err != nil {
+			return err
+		}
+		if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance = c_balance + %f, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_id = %d AND c_d_id = %d AND c_w_id = %d",
+			t, atof(sum[0]), atoi(oc[0]), d, w)); err != nil {
+			return err
+		}
+	}
+	return s.exec(ctx, "COMMIT")
+}
+
+// stockLevel is the Stock-Level transaction (clause 2.8): distinct items
+// of the district's last 20 orders with stock under a threshold of
+// 10..20, in sysbench-tpcc's one join.
+func (s *session) stockLevel(ctx context.Context) error {
+	t := s.g.uniform(1, s.o.Tables)
+	w := s.g.uniform(1, s.o.Scale)
+	d := s.g.uniform(1, DistPerWare)
+	level := s.g.uniform(10, 20)
+	if err := s.begin(ctx, true); err != nil {
+		return err
+	}
+	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_next_o_id FROM district%d WHERE d_id = %d AND d_w_id= %d", t, d, w))
+	if err != nil {
+		return err
+	}
+	next := atoi(dist[0])
+	if _, err := s.query(ctx, fmt.Sprintf("SELECT COUNT(DISTINCT (s_i_id)) FROM order_line%d, stock%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id < %d AND ol_o_id >= %d AND s_w_id= %d AND s_i_id=ol_i_id AND s_quantity < %d",
+		t, t, w, d, next, next-20, w, level)); err != nil {
+		return err
+	}
+	return s.exec(ctx, "COMMIT")
+}
+
+// purge is sysbench-tpcc's optional purge (--enable_purge=yes; not a
+// TPC-C transaction): ten times, in its own transaction, delete one
+// delivered order of a customer with more than one (and its lines) and
+// ten history rows of a district, to keep the data from growing.
+func (s *session) purge(ctx context.Context) error {
+	for range 10 {
+		t := s.g.uniform(1, s.o.Tables)
+		w := s.g.uniform(1, s.o.Scale)
+		d := s.g.uniform(1, DistPerWare)
+		if err := s.begin(ctx, false); err != nil {
+			return err
+		}
+		mo, err := s.one(ctx, fmt.Sprintf("SELECT min(no_o_id) mo FROM new_orders%d WHERE no_w_id = %d AND no_d_id = %d", t, w, d))
+		if err != nil {
+			return err
+		}
+		if !isNull(mo[0]) {
+			del, err := s.query(ctx, fmt.Sprintf("SELECT o_id FROM orders%d o, (SELECT o_c_id,o_w_id,o_d_id,count(distinct o_id) FROM orders%d WHERE o_w_id=%d AND o_d_id=%d AND o_id > 2100 AND o_id < %d GROUP BY o_c_id,o_d_id,o_w_id having count( distinct o_id) > 1 limit 1) t WHERE t.o_w_id=o.o_w_id and t.o_d_id=o.o_d_id and t.o_c_id=o.o_c_id limit 1",
+				t, t, w, d, atoi(mo[0])))
+			if err != nil {
+				return err
+			}
+			if len(del) > 0 {
+				o := atoi(del[0][0])
+				for _, q := range []string{
+					fmt.Sprintf("DELETE FROM order_line%d where ol_w_id=%d AND ol_d_id=%d AND ol_o_id=%d", t, w, d, o),
+					fmt.Sprintf("DELETE FROM orders%d where o_w_id=%d AND o_d_id=%d and o_id=%d", t, w, d, o),
+					fmt.Sprintf("DELETE FROM history%d where h_w_id=%d AND h_d_id=%d LIMIT 10", t, w, d),
+				} {
+					if err := s.exec(ctx, q); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if err := s.exec(ctx, "COMMIT"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
