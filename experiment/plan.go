@@ -173,6 +173,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					// resource limits, in c.Limits
 				case IsProfileKey(prm.Name):
 					c.setProfileParam(prm) // profile.go
+				case IsSLOKey(prm.Name):
+					c.setSLOParam(m, prm) // slo.go
 				case IsTopologyKey(prm.Name):
 					// in c.Topology (topology.go)
 				case !IsWorkloadKey(prm.Name):
@@ -348,7 +350,7 @@ func (p *Plan) Estimate() time.Duration {
 				time.Duration(max(c.Slap.Iterations, 1))*300*time.Millisecond + time.Second
 			continue
 		}
-		total += c.Workload.Warmup + c.Workload.Time + time.Second
+		total += c.Workload.Warmup + c.Workload.Time + time.Second + c.SLOEstimate() // slo.go
 		if c.Policy.WarmupAuto {
 			total += c.Policy.WarmupCap / 4 // a guess: steady well before the cap
 		}
