@@ -102,7 +102,7 @@ type Result struct {
 	// (clientdelay.go).
 	ClientDelay DelayHist `json:"-"`
 	Latency     Latency   `json:"latency"`
-	Fairness   Fairness      `json:"fairness"`
+	Fairness    Fairness  `json:"fairness"`
 	// ForcedShutdown tells that Options.ForcedShutdown ran out before every
 	// worker had finished: the run was cut. Unfinished is the number of
 	// events that were in flight and were cut (sysbench's "Number of

@@ -122,6 +122,11 @@ var Columns = []Column{
 	mechanism("cg_writes_trx", "writes", "server writes/trx", "%.2f", false),
 	mechanism("cg_reads_trx", "reads", "server reads/trx", "%.2f", false),
 	mechanism("cg_kb_trx", "KiB", "server KiB written/trx", "%.1f", false),
+	// The capacity at the cell's latency target (capacity.go): the highest
+	// open-loop rate found to meet it, and the target, state and bracket.
+	{Name: "capacity", Unit: "tps", Expect: true, Compare: "capacity", HigherIsBetter: true, Format: fixed(1),
+		Value: func(c *Cell) (float64, bool) { return c.Capacity.Value() }},
+	{Name: "capacity_slo", Text: func(c *Cell) string { return c.Capacity.Text() }},
 }
 
 // ColumnNamed returns the column of that cells.csv name.

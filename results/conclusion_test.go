@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/capacity"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // flushRun is a flush.toml-like run: b1e1 (baseline), b0e1, b0e0 in
@@ -167,7 +169,8 @@ func TestObserveMechanism(t *testing.T) {
 // Every column an expectation may name has a value source.
 func TestExpectColumnsHaveValues(t *testing.T) {
 	t.Parallel()
-	c := &Cell{Status: CellOK, Result: &oltp.Result{Elapsed: time.Second, Events: 5}, Mechanism: map[string]float64{}}
+	c := &Cell{Status: CellOK, Result: &oltp.Result{Elapsed: time.Second, Events: 5}, Mechanism: map[string]float64{},
+		Capacity: &record.CellCapacity{Searched: true, Search: &capacity.Outcome{Capacity: 100}}}
 	for _, k := range MechanismColumns {
 		c.Mechanism[k] = 1
 	}
