@@ -23,7 +23,7 @@ func TestParseSLO(t *testing.T) {
 		{in: "p99 < 5ms", pct: 99, limit: 5 * time.Millisecond, canon: "p99 < 5ms"},
 		{in: "p99.9<20ms", pct: 99.9, limit: 20 * time.Millisecond, canon: "p99.9 < 20ms"},
 		{in: "p50 < 1.5 ms, errors < 0.1%", pct: 50, limit: 1500 * time.Microsecond, errRate: 0.001, hasErr: true, canon: "p50 < 1.5ms, errors < 0.1%"},
-		{in: "p95 < 1s and errors < 1%", pct: 95, limit: time.Second, errRate: 0.01, hasErr: true, canon: "p95 < 1000ms, errors < 1%"},
+		{in: "p95 < 1s and errors < 1%", pct: 95, limit: time.Second, errRate: 0.01, hasErr: true, canon: "p95 < 1s, errors < 1%"},
 		{in: "p100 < 5ms", bad: "want a percentile above 0 and below 100"},
 		{in: "p99 > 5ms", bad: "has no \"<\""},
 		{in: "p99 < 5", bad: "latency bound \"5\""},

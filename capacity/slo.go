@@ -92,6 +92,9 @@ func (s SLO) String() string {
 }
 
 func fmtDuration(d time.Duration) string {
+	if d%time.Second == 0 && d < time.Minute {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
 	if d%time.Millisecond == 0 && d < time.Minute {
 		return fmt.Sprintf("%dms", d/time.Millisecond)
 	}

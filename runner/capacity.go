@@ -124,7 +124,7 @@ func stepProber(w Workload, cfg *mysql.Config, o oltp.Options, slo capacity.SLO,
 		// with the rows the steps before wrote), reproducibly.
 		so.RandSeed = stepSeed(o.RandSeed, steps)
 		u := readClientUsage()
-		got, err := w.Run(ctx, cfg, so, nil)
+		got, err := w.Run(ctx, cfg, so, func(oltp.Interval) {})
 		if err != nil {
 			return capacity.Step{}, err
 		}
