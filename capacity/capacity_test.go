@@ -267,3 +267,29 @@ func TestSearchProbeErrorStops(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// The candidate's retests run for the confirmation's length; the other
+// steps for their own.
+func TestSearchRetestsRunFullLength(t *testing.T) {
+	slo, _ := ParseSLO("p99 < 50ms")
+	wins := map[float64][]time.Duration{}
+	k := knee(2400)
+	out, err := Search(context.Background(), Config{SLO: slo, Confirm: 30 * time.Second}, func(ctx context.Context, rate float64, win time.Duration) (Step, error) {
+		wins[rate] = append(wins[rate], win)
+		return k(ctx, rate, win)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := wins[out.Capacity]
+	if len(w) != 3 || w[0] != 3*time.Second || w[1] != 30*time.Second || w[2] != 30*time.Second {
+		t.Errorf("windows at the capacity %v: %v", out.Capacity, w)
+	}
+	for r, ws := range wins {
+		for _, d := range ws {
+			if r != out.Capacity && d == 30*time.Second {
+				t.Errorf("a full-length step at %v, not the candidate", r)
+			}
+		}
+	}
+}

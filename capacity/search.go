@@ -27,6 +27,13 @@ type Config struct {
 	MaxSteps int
 	// StepMin and StepMax bound a step's measured window (StepLength).
 	StepMin, StepMax time.Duration
+	// Confirm is the measured window of the candidate's retests (0: a
+	// step's): the full length of the run the capacity is for. A short
+	// step cannot tell a rate slightly above what the server serves (its
+	// queue grows too slowly to show within seconds) from one below it;
+	// over the full length the queue's growth shows, so a candidate is
+	// believed only once a run as long as the real one met the target.
+	Confirm time.Duration
 }
 
 // Defaults of Config: 100/s first, 1/s to 1,000,000/s, 10 %, 2 retests,
@@ -129,6 +136,7 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	out := Outcome{SLO: cfg.SLO}
 	tried := map[float64]*trial{}
 	steps := 0
+	long := false // the retests of a candidate run for cfg.Confirm
 	run := func(rate float64) (Verdict, error) {
 		rate = roundRate(rate)
 		tr := tried[rate]
@@ -137,6 +145,9 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			tried[rate] = tr
 		}
 		win := StepLength(cfg.SLO, rate, cfg.StepMin, cfg.StepMax)
+		if long {
+			win = max(win, cfg.Confirm)
+		}
 		st, err := probe(ctx, rate, win)
 		if err != nil {
 			return "", fmt.Errorf("step %d at %s/s: %w", steps+1, fmtRate(rate), err)
@@ -219,7 +230,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		}
 		ok := true
 		for tried[lo].meets < 1+cfg.Retests && budget() {
-			if v, err = run(lo); err != nil {
+			long = true
+			v, err = run(lo)
+			long = false
+			if err != nil {
 				return out, err
 			}
 			if v != Meets {
@@ -326,12 +340,15 @@ func fmtRate(r float64) string {
 // FmtRate prints a rate as the reports do.
 func FmtRate(r float64) string { return fmtRate(r) }
 
-// Steps estimates how many steps a search takes and how long they last,
-// for the plan: the bracket from Start to a capacity 100x away (7 steps),
-// 4 bisections and the retests, each step StepMin plus 2 s (its warm-up
-// and connections). It is a guess: the search stops when it knows.
+// Estimate guesses how many steps a search takes and how long they last,
+// for the plan: the bracket from Start to a capacity 100x away (7 steps)
+// and 4 bisections, each step StepMin plus 2 s (its warm-up and
+// connections), then the retests, each max(StepMin, Confirm) plus 2 s. It
+// is a guess: the search stops when it knows.
 func (c Config) Estimate() (steps int, d time.Duration) {
 	c = c.WithDefaults()
-	steps = min(7+4+c.Retests, c.MaxSteps)
-	return steps, time.Duration(steps) * (c.StepMin + 2*time.Second)
+	short := min(7+4, c.MaxSteps)
+	retests := min(c.Retests, c.MaxSteps-short)
+	d = time.Duration(short)*(c.StepMin+2*time.Second) + time.Duration(retests)*(max(c.StepMin, c.Confirm)+2*time.Second)
+	return short + retests, d
 }

@@ -29,10 +29,11 @@ type SLOSpec struct {
 	MaxSteps  int           `json:"max_steps,omitempty"`
 }
 
-// Config is the search's configuration.
-func (s *SLOSpec) Config() capacity.Config {
+// Config is the search's configuration for a run of the given duration
+// (the candidate's retests run that long).
+func (s *SLOSpec) Config(duration time.Duration) capacity.Config {
 	return capacity.Config{SLO: s.Target, Start: s.Start, Max: s.Max, StepMin: s.Step,
-		Precision: s.Precision, Retests: s.Retests, MaxSteps: s.MaxSteps}.WithDefaults()
+		Precision: s.Precision, Retests: s.Retests, MaxSteps: s.MaxSteps, Confirm: duration}.WithDefaults()
 }
 
 // Searches reports whether the cell searches its capacity (an SLO and no
@@ -45,7 +46,7 @@ func (c *Cell) SLOEstimate() time.Duration {
 	if !c.Searches() {
 		return 0
 	}
-	_, d := c.Policy.SLO.Config().Estimate()
+	_, d := c.Policy.SLO.Config(c.Workload.Time).Estimate()
 	return d
 }
 
@@ -57,10 +58,10 @@ func (c *Cell) sloPlanText() string {
 	if !c.Searches() {
 		return fmt.Sprintf("judged at %s against %s", capacity.FmtRate(c.Workload.Rate)+"/s", c.Policy.SLO.Target)
 	}
-	cfg := c.Policy.SLO.Config()
+	cfg := c.Policy.SLO.Config(c.Workload.Time)
 	n, d := cfg.Estimate()
-	return fmt.Sprintf("capacity at %s: about %d steps of %s-%s from %s/s (~%s, at most %d), then the run at the capacity found",
-		cfg.SLO, n, cfg.StepMin, cfg.StepMax, capacity.FmtRate(cfg.Start), d.Round(time.Second), cfg.MaxSteps)
+	return fmt.Sprintf("capacity at %s: about %d steps of %s-%s from %s/s, the candidate's %d retests %s each (~%s, at most %d steps), then the run at the capacity found",
+		cfg.SLO, n, cfg.StepMin, cfg.StepMax, capacity.FmtRate(cfg.Start), cfg.Retests, max(cfg.StepMin, cfg.Confirm), d.Round(time.Second), cfg.MaxSteps)
 }
 
 // IsSLOKey reports whether a scenario or axis key is the target.

@@ -48,7 +48,7 @@ func TestSLOKeys(t *testing.T) {
 	if b1.Policy.SLO == nil || b1.Policy.SLO.Target.String() != "p99 < 50ms" || !b1.Searches() {
 		t.Fatalf("b1e1: %+v", b1.Policy.SLO)
 	}
-	cfg := b1.Policy.SLO.Config()
+	cfg := b1.Policy.SLO.Config(b1.Workload.Time)
 	if cfg.Start != 200 || cfg.StepMin != 2*time.Second || cfg.Retests != 1 {
 		t.Errorf("b1e1's search: %+v", cfg)
 	}
@@ -69,7 +69,7 @@ func TestSLOKeys(t *testing.T) {
 	if err := p.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"capacity at p99 < 50ms: about ", "steps of 2s-20s from 200/s", "judged at 500/s against p99 < 50ms"} {
+	for _, want := range []string{"capacity at p99 < 50ms: about ", "steps of 2s-20s from 200/s, the candidate's 1 retests 20s each", "judged at 500/s against p99 < 50ms"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, buf.String())
 		}

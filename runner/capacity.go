@@ -34,8 +34,8 @@ func (r *Runner) searchDeadline(c *experiment.Cell) time.Duration {
 	if !c.Searches() {
 		return fixedDeadline
 	}
-	cfg := c.Policy.SLO.Config()
-	per := cfg.StepMax + stepWarmup + time.Duration(max(c.Workload.Threads, 1))*connectPerThread + r.cfg.Grace + measureMargin
+	cfg := c.Policy.SLO.Config(c.Workload.Time)
+	per := max(cfg.StepMax, cfg.Confirm) + stepWarmup + time.Duration(max(c.Workload.Threads, 1))*connectPerThread + r.cfg.Grace + measureMargin
 	return time.Duration(cfg.MaxSteps) * per
 }
 
@@ -146,7 +146,7 @@ func (cr *cellRun) searchCapacity(cfg *mysql.Config, o oltp.Options) (oltp.Optio
 	spec := c.Policy.SLO
 	rec := &record.CellCapacity{SLO: spec.Target, Searched: true}
 	res.Capacity = rec
-	scfg := spec.Config()
+	scfg := spec.Config(o.Time)
 	var out capacity.Outcome
 	err := cr.in(PhaseSearch, func(ctx context.Context) error {
 		r.cfg.Progress.Phase("capacity search")
