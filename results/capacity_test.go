@@ -124,3 +124,34 @@ func TestCapacityCurvePlot(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(os.Getenv("CAPACITY_PLOT_OUT"), "capacity-b1e1.png"), b, 0o644)
 	}
 }
+
+// compare tests the capacity where the cells have one: b0e0's fell from
+// about 8,700/s to about 4,400/s over six repeats, a worsening.
+func TestCompareCapacity(t *testing.T) {
+	t.Parallel()
+	base := capacityRun(map[string][]float64{
+		"b1e1": {2400, 2300, 2500, 2350, 2450, 2380},
+		"b0e0": {8400, 9000, 8800, 8500, 9100, 8700},
+	})
+	next := capacityRun(map[string][]float64{
+		"b1e1": {2410, 2320, 2480, 2360, 2440, 2390},
+		"b0e0": {4400, 4500, 4300, 4450, 4350, 4420},
+	})
+	c := mustCompare(t, base, next, DefaultCompareOptions())
+	m := metricOf(t, c, "b0e0", "capacity")
+	if m.Verdict != Worse || !m.HigherIsBetter || !(m.DeltaPct < -40) {
+		t.Errorf("b0e0 capacity: %+v", m)
+	}
+	if m := metricOf(t, c, "b1e1", "capacity"); m.Verdict != Unchanged {
+		t.Errorf("b1e1 capacity: %s (%+.1f%%)", m.Verdict, m.DeltaPct)
+	}
+	// A run without targets has no capacity row.
+	plain := flushRun(`"b1e1 < b0e0"`, map[string][]float64{"b1e1": {1000, 1010}, "b0e1": {1500, 1490}, "b0e0": {2000, 2020}})
+	for _, cc := range mustCompare(t, plain, plain, DefaultCompareOptions()).Cells {
+		for _, mc := range cc.Metrics {
+			if mc.Metric == "capacity" {
+				t.Errorf("%s: a capacity row without a target", cc.Name)
+			}
+		}
+	}
+}
