@@ -59,7 +59,7 @@ func TestCapacityBothSidesOnSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scfg := capacity.Config{SLO: slo, Start: 20, Confirm: 10 * time.Second}.WithDefaults()
+	scfg := capacity.Config{SLO: slo, Start: 20, Confirm: 10 * time.Second, MaxSteps: 24}.WithDefaults()
 	caps := map[string]float64{}
 	for i, sc := range []struct{ name, binlog, redo string }{{"b1e1", "1", "1"}, {"b0e0", "0", "0"}} {
 		if _, err := db.Exec("SET GLOBAL sync_binlog = " + sc.binlog + ", GLOBAL innodb_flush_log_at_trx_commit = " + sc.redo); err != nil {
@@ -155,7 +155,7 @@ warmup = "1s"
 slo = "` + sandboxSLO + `"
 slo_start = 20
 slo_step = "2s"
-slo_max_steps = 14
+slo_max_steps = 24
 drain = false
 
 [server.config]
