@@ -293,3 +293,36 @@ func TestSearchRetestsRunFullLength(t *testing.T) {
 		}
 	}
 }
+
+// A server whose queue grows too slowly to show in a short step: short
+// steps meet the target up to 1.3x its capacity, full-length runs only
+// below it. The search's answer is below the capacity, and once a
+// full-length retest contradicted a short step every later step runs
+// full length.
+func TestSearchShortStepsOptimistic(t *testing.T) {
+	slo, _ := ParseSLO("p99 < 50ms")
+	const capRate, confirm = 1000.0, 30 * time.Second
+	long := 0
+	out, err := Search(context.Background(), Config{SLO: slo, Confirm: confirm, MaxSteps: 24}, func(_ context.Context, rate float64, win time.Duration) (Step, error) {
+		s := Step{Events: int64(rate * win.Seconds())}
+		limit := 1.3 * capRate
+		if win >= confirm {
+			limit = capRate
+			long++
+		}
+		if rate >= limit {
+			s.Over = s.Events / 10
+		}
+		return s, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != Found || !(out.Capacity < capRate) || !(out.Capacity > capRate/(1+DefaultPrecision)/(1+DefaultPrecision)) {
+		t.Errorf("capacity %v (%s), bracket [%v, %v], notes %v", out.Capacity, out.Status, out.Low, out.High, out.Notes)
+	}
+	if !strings.Contains(strings.Join(out.Notes, " "), "every step ran for the full length") {
+		t.Errorf("notes %v", out.Notes)
+	}
+	t.Logf("%d steps, %d of them full length: capacity %v", len(out.Steps), long, out.Capacity)
+}

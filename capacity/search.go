@@ -137,6 +137,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	tried := map[float64]*trial{}
 	steps := 0
 	long := false // the retests of a candidate run for cfg.Confirm
+	// sticky: a full-length retest contradicted a short step's verdict, so
+	// short steps are optimistic here (a queue that grows too slowly to
+	// show within them): every later step runs full length too.
+	sticky := false
 	run := func(rate float64) (Verdict, error) {
 		rate = roundRate(rate)
 		tr := tried[rate]
@@ -145,7 +149,7 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			tried[rate] = tr
 		}
 		win := StepLength(cfg.SLO, rate, cfg.StepMin, cfg.StepMax)
-		if long {
+		if long || sticky {
 			win = max(win, cfg.Confirm)
 		}
 		st, err := probe(ctx, rate, win)
@@ -250,6 +254,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			break
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("%s/s met the target, then missed it on a retest: not believed", fmtRate(lo)))
+		if cfg.Confirm > StepLength(cfg.SLO, lo, cfg.StepMin, cfg.StepMax) && !sticky {
+			sticky = true
+			out.Notes = append(out.Notes, fmt.Sprintf("from %s/s on every step ran for the full length (%s): the short steps had been too optimistic", fmtRate(lo), cfg.Confirm))
+		}
 		hi = lo
 		lo = highestClean(tried, hi)
 		if lo == 0 {
