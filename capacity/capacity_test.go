@@ -199,7 +199,8 @@ func noisy(capRate, pAbove float64, rng *rand.Rand) Prober {
 
 // The retests keep a lucky step above the knee from becoming the capacity:
 // over the same 300 seeded searches, the share of answers above the true
-// knee with retests is a fraction of the share without.
+// knee with retests (the majority of full-length runs decides) is at most
+// half the share without.
 func TestSearchRetestsResistLuckySteps(t *testing.T) {
 	slo, _ := ParseSLO("p99 < 50ms")
 	const capRate = 2400.0
@@ -225,7 +226,7 @@ func TestSearchRetestsResistLuckySteps(t *testing.T) {
 	if without < 20 {
 		t.Fatalf("the fake is not noisy enough to test anything: %d/300 above without retests", without)
 	}
-	if with*4 > without {
+	if with*2 > without {
 		t.Errorf("retests: %d/300 above the knee, without: %d/300", with, without)
 	}
 	sort.Float64s(caps)
@@ -268,8 +269,8 @@ func TestSearchProbeErrorStops(t *testing.T) {
 	}
 }
 
-// The candidate's retests run for the confirmation's length; the other
-// steps for their own.
+// The retests of the bracket's ends run for the confirmation's length; the
+// other steps for their own.
 func TestSearchRetestsRunFullLength(t *testing.T) {
 	slo, _ := ParseSLO("p99 < 50ms")
 	wins := map[float64][]time.Duration{}
@@ -287,10 +288,13 @@ func TestSearchRetestsRunFullLength(t *testing.T) {
 	}
 	for r, ws := range wins {
 		for _, d := range ws {
-			if r != out.Capacity && d == 30*time.Second {
-				t.Errorf("a full-length step at %v, not the candidate", r)
+			if r != out.Capacity && r != out.High && d == 30*time.Second {
+				t.Errorf("a full-length step at %v, neither the candidate nor the bracket's top", r)
 			}
 		}
+	}
+	if w := wins[out.High]; len(w) != 3 || w[1] != 30*time.Second {
+		t.Errorf("the top %v ran %v: want its step, then full-length runs until it missed in most", out.High, w)
 	}
 }
 
@@ -325,4 +329,29 @@ func TestSearchShortStepsOptimistic(t *testing.T) {
 		t.Errorf("notes %v", out.Notes)
 	}
 	t.Logf("%d steps, %d of them full length: capacity %v", len(out.Steps), long, out.Capacity)
+}
+
+// One unlucky short step cannot hold the capacity down: a server that
+// meets the target below 2,400/s but whose short steps miss it by chance
+// between 2,000/s and 2,400/s still gets a capacity within the precision
+// of 2,400/s, since the bracket's top is run again at full length.
+func TestSearchUnluckyTopIsRetested(t *testing.T) {
+	slo, _ := ParseSLO("p99 < 50ms")
+	const capRate, confirm = 2400.0, 20 * time.Second
+	out, err := Search(context.Background(), Config{SLO: slo, Confirm: confirm, MaxSteps: 30}, func(_ context.Context, rate float64, win time.Duration) (Step, error) {
+		s := Step{Events: int64(rate * win.Seconds())}
+		if rate >= capRate || win < confirm && rate >= 2000 {
+			s.Over = s.Events / 10
+		}
+		return s, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != Found || out.Capacity < capRate/(1+DefaultPrecision) || out.Capacity >= capRate {
+		t.Errorf("capacity %v (%s), bracket [%v, %v], notes %v", out.Capacity, out.Status, out.Low, out.High, out.Notes)
+	}
+	if !strings.Contains(strings.Join(out.Notes, " "), "then met it in every full-length run: believed") {
+		t.Errorf("notes %v", out.Notes)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 )
 
@@ -121,6 +120,9 @@ type Outcome struct {
 // trial is what the steps said of one rate.
 type trial struct {
 	meets, misses, client int
+	// The full-length runs among them: the ones that decide a bracket's
+	// end (a short step's verdict can be lucky, or optimistic).
+	longMeets, longFails int
 }
 
 // Search finds the highest rate that meets cfg.SLO: from Start it doubles
@@ -161,6 +163,13 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		st.Retest = tr.meets+tr.misses+tr.client > 0
 		Judge(cfg.SLO, &st)
 		out.Steps = append(out.Steps, st)
+		if long || sticky {
+			if st.Verdict == Meets {
+				tr.longMeets++
+			} else {
+				tr.longFails++
+			}
+		}
 		switch st.Verdict {
 		case Meets:
 			tr.meets++
@@ -212,9 +221,52 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	}
 	lo, hi = roundRate(lo), roundRate(hi)
 
-	// Bisect, then retest the candidate; a failed retest moves the top
-	// down to it and the bisection goes on below.
-	for {
+	// Bisect, then decide both ends of the bracket on full-length runs
+	// (Retests of them; a short step's verdict can be lucky, or
+	// optimistic): the candidate (lo) is believed when every one met the
+	// target, else it becomes the top and the bisection goes on below. The
+	// top (hi) is run again too: its miss may have been unlucky; when every
+	// full-length run met the target there, it becomes the candidate and
+	// the search goes on above. So a lucky pass cannot make the capacity,
+	// and one unlucky miss cannot hold it down.
+	need := cfg.Retests/2 + 1 // of at most Retests+1 full-length runs (Retests even)
+	metBy := func(r float64) bool {
+		t := tried[r]
+		if t == nil {
+			return false
+		}
+		if cfg.Retests == 0 {
+			return t.meets > 0 && t.misses+t.client == 0
+		}
+		return t.longMeets >= cfg.Retests && t.longFails == 0 // every full-length run met it
+	}
+	missedBy := func(r float64) bool {
+		t := tried[r]
+		if t == nil {
+			return false
+		}
+		if cfg.Retests == 0 {
+			return t.misses+t.client > 0
+		}
+		return t.longFails >= need
+	}
+	// decide runs rate (full length) until the majority of its trials is
+	// known; ok is false when the step budget ran out first.
+	decide := func(r float64) (met, ok bool, err error) {
+		for !metBy(r) && !missedBy(r) && (cfg.Retests == 0 || tried[r].longMeets+tried[r].longFails < cfg.Retests+1) {
+			if !budget() {
+				return false, false, nil
+			}
+			long = true
+			_, err := run(r)
+			long = false
+			if err != nil {
+				return false, false, err
+			}
+		}
+		return metBy(r), true, nil
+	}
+	for budget() {
 		for lo > 0 && hi > 0 && hi/lo > 1+cfg.Precision && budget() {
 			m := roundRate(math.Sqrt(lo * hi))
 			if m <= lo || m >= hi {
@@ -232,57 +284,76 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		if lo == 0 {
 			break
 		}
-		ok := true
-		for tried[lo].meets < 1+cfg.Retests && budget() {
-			long = true
-			v, err = run(lo)
-			long = false
-			if err != nil {
-				return out, err
-			}
-			if v != Meets {
-				ok = false
-				break
-			}
+		met, ok, err := decide(lo)
+		if err != nil {
+			return out, err
 		}
-		if ok && tried[lo].meets >= 1+cfg.Retests {
+		if !ok {
 			break
 		}
-		if ok {
-			// Out of steps before the candidate was retested enough.
-			out.Notes = append(out.Notes, fmt.Sprintf("the step budget (%d) ran out before %s/s was retested %d times", cfg.MaxSteps, fmtRate(lo), cfg.Retests))
-			break
-		}
-		out.Notes = append(out.Notes, fmt.Sprintf("%s/s met the target, then missed it on a retest: not believed", fmtRate(lo)))
-		if cfg.Confirm > StepLength(cfg.SLO, lo, cfg.StepMin, cfg.StepMax) && !sticky {
-			sticky = true
-			out.Notes = append(out.Notes, fmt.Sprintf("from %s/s on every step ran for the full length (%s): the short steps had been too optimistic", fmtRate(lo), cfg.Confirm))
-		}
-		hi = lo
-		lo = highestClean(tried, hi)
-		if lo == 0 {
-			// Nothing below ever met the target cleanly: go down from hi.
-			r := hi
-			for budget() && r > cfg.Min {
-				r = roundRate(max(r/2, cfg.Min))
-				if tried[r] != nil && tried[r].misses+tried[r].client > 0 {
-					continue
+		if !met {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s/s met the target, then missed it in a full-length run: not believed", fmtRate(lo)))
+			if cfg.Confirm > StepLength(cfg.SLO, lo, cfg.StepMin, cfg.StepMax) && !sticky {
+				sticky = true
+				out.Notes = append(out.Notes, fmt.Sprintf("from %s/s on every step ran for the full length (%s): the short steps had been too optimistic", fmtRate(lo), cfg.Confirm))
+			}
+			hi = lo
+			lo = highestMet(tried, hi)
+			if lo == 0 {
+				// Nothing below met the target: go down from hi.
+				r := hi
+				for budget() && r > cfg.Min {
+					r = roundRate(max(r/2, cfg.Min))
+					if tried[r] != nil && tried[r].meets <= tried[r].misses+tried[r].client {
+						continue
+					}
+					if v, err = run(r); err != nil {
+						return out, err
+					}
+					if v == Meets {
+						lo = r
+						break
+					}
 				}
-				if v, err = run(r); err != nil {
-					return out, err
-				}
-				if v == Meets {
-					lo = r
+				if lo == 0 {
 					break
 				}
 			}
-			if lo == 0 {
+			continue
+		}
+		if hi == 0 {
+			break // met up to Max
+		}
+		met, ok, err = decide(hi)
+		if err != nil {
+			return out, err
+		}
+		if !ok || !met {
+			break // the bracket holds (or the budget ran out)
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("%s/s missed the target, then met it in every full-length run: believed", fmtRate(hi)))
+		lo = hi
+		hi = lowestMissed(tried, lo)
+		if hi == 0 {
+			r := lo
+			for budget() && r < cfg.Max {
+				r = roundRate(min(2*r, cfg.Max))
+				if v, err = run(r); err != nil {
+					return out, err
+				}
+				if v != Meets {
+					hi = r
+					break
+				}
+				lo = r
+			}
+			if hi == 0 {
 				break
 			}
 		}
-		if !budget() {
-			break
-		}
+	}
+	if lo > 0 && !metBy(lo) {
+		out.Notes = append(out.Notes, fmt.Sprintf("the step budget (%d) ran out before both ends of the bracket were retested", cfg.MaxSteps))
 	}
 
 	out.Low, out.High = lo, hi
@@ -290,9 +361,11 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	switch {
 	case lo == 0:
 		out.Status, out.Capacity = Below, 0
-	case hi == 0:
+	case hi == 0 && metBy(lo):
 		out.Status = AtMax
-	case hi/lo > 1+cfg.Precision+1e-9 || tried[lo].meets < 1+cfg.Retests:
+	case hi == 0:
+		out.Status = Unsettled
+	case hi/lo > 1+cfg.Precision+1e-9 || !metBy(lo):
 		out.Status = Unsettled
 	default:
 		out.Status = Found
@@ -312,20 +385,28 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	return out, nil
 }
 
-// highestClean is the highest rate below top that met the target in every
-// trial, 0 when none did.
-func highestClean(tried map[float64]*trial, top float64) float64 {
-	var rates []float64
+// highestMet is the highest rate below top whose trials met the target
+// more often than not, 0 when none did.
+func highestMet(tried map[float64]*trial, top float64) float64 {
+	best := 0.0
 	for r, t := range tried {
-		if r < top && t.meets > 0 && t.misses == 0 && t.client == 0 {
-			rates = append(rates, r)
+		if r < top && t.meets > t.misses+t.client && r > best {
+			best = r
 		}
 	}
-	if len(rates) == 0 {
-		return 0
+	return best
+}
+
+// lowestMissed is the lowest rate above bottom whose trials missed the
+// target more often than not, 0 when none did.
+func lowestMissed(tried map[float64]*trial, bottom float64) float64 {
+	best := 0.0
+	for r, t := range tried {
+		if r > bottom && t.misses+t.client > t.meets && (best == 0 || r < best) {
+			best = r
+		}
 	}
-	sort.Float64s(rates)
-	return rates[len(rates)-1]
+	return best
 }
 
 // roundRate keeps 3 significant digits (rates are offered at that
