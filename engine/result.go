@@ -97,8 +97,17 @@ type Result struct {
 	Reconnects int64         `json:"reconnects"`
 	Late       int64         `json:"late,omitempty"`
 	Dropped    int64         `json:"dropped,omitempty"`
-	Latency    Latency       `json:"latency"`
-	Fairness   Fairness      `json:"fairness"`
+	// Backlog is an open loop's arrivals of the window still queued,
+	// unstarted, when it ended; BacklogAges how long each had waited by then
+	// (its latency is at least that).
+	Backlog     int64           `json:"backlog,omitempty"`
+	BacklogAges []time.Duration `json:"-"`
+	// ClientDelay, for an open loop, counts the arrivals the client itself
+	// held (from the intended start to an idle worker taking it) at least
+	// a given time; nil when the engine does not tell.
+	ClientDelay DelayCounter `json:"-"`
+	Latency     Latency      `json:"latency"`
+	Fairness    Fairness     `json:"fairness"`
 	// ForcedShutdown tells that the grace after the time limit ran out
 	// before every worker had finished; Unfinished events were cut (they
 	// are not in Events, Errors or Latency).
@@ -114,6 +123,11 @@ type Result struct {
 	// Histogram holds (bucket upper bound ms, count) pairs of the measured
 	// window.
 	Histogram [][2]float64 `json:"-"`
+}
+
+// DelayCounter counts the delays of at least d.
+type DelayCounter interface {
+	AtLeast(d time.Duration) int64
 }
 
 // Queries is reads + writes + others.

@@ -281,6 +281,8 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			m.StallThreshold = f
 		case "profile", "profile_hz", "profile_seconds":
 			d.profileKey(key, v, m) // profile.go
+		case "slo", "slo_start", "slo_max", "slo_step", "slo_precision", "slo_retests", "slo_max_steps":
+			d.sloKey(key, k, v, m) // slo.go
 		case "wait_quiet":
 			dur, err := ParseDuration(v)
 			if err != nil {
@@ -289,7 +291,7 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 			}
 			m.WaitQuiet = dur
 		default:
-			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, until, max_repeats, budget, precision, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet, profile, profile_hz, profile_seconds)")
+			d.problem(key, "unknown key (known: name, description, baseline, duration, warmup, warmup_cap, repeats, until, max_repeats, budget, precision, exclude, zip, order, seed, cell_name, pivot, prewarm, cold, drain, drain_cap, drain_pages, observe, expect, stall_threshold, wait_quiet, profile, profile_hz, profile_seconds, slo, slo_start, slo_max, slo_step, slo_precision, slo_retests, slo_max_steps)")
 		}
 	}
 }

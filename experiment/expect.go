@@ -29,7 +29,7 @@ type ExpectTerm struct {
 // figures of cells.csv that results computes per cell run.
 var ExpectColumns = []string{"tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
 	"data_fsyncs_trx", "redo_fsyncs_trx", "binlog_fsyncs_trx", "disk_writes_trx", "disk_kb_trx", "disk_flushes_trx",
-	"server_cpu_us_trx", "nopm", "tpm"}
+	"server_cpu_us_trx", "nopm", "tpm", "capacity"}
 
 // ParseExpect parses one expectation.
 func ParseExpect(s string) (Expectation, error) {
@@ -64,6 +64,9 @@ func ParseExpect(s string) (Expectation, error) {
 			return e, fmt.Errorf("%q: %v", s, err)
 		}
 		e.Terms = append(e.Terms, t)
+	}
+	if err := termColumns(&e); err != nil { // slo.go
+		return e, fmt.Errorf("%q: %v", s, err)
 	}
 	return e, nil
 }

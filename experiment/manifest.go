@@ -79,6 +79,9 @@ type Manifest struct {
 	Topology *Topology      `json:"topology,omitempty"`
 	Metrics  []CustomMetric `json:"metrics,omitempty"`
 	Events   []Event        `json:"events,omitempty"`
+	// SLOSearch is [experiment] slo and the slo_* keys tuning the search
+	// (slo.go); its Target is zero when only scenarios or axes set one.
+	SLOSearch *SLOSpec `json:"slo_search,omitempty"`
 
 	// lines maps dotted keys to the line that defines them, and set holds
 	// the keys the file sets: for problems found after decoding.
@@ -171,6 +174,9 @@ type Policy struct {
 	DrainPages int64         `json:"drain_pages,omitempty"`
 	// Profile is how the server is profiled while the cell is measured.
 	Profile ProfileSpec `json:"profile,omitzero"` // profile.go
+	// SLO, when set, searches the cell's capacity at a latency target
+	// (slo.go).
+	SLO *SLOSpec `json:"slo,omitempty"`
 }
 
 // Inject is the [inject] section: SQL run periodically from a side

@@ -170,6 +170,8 @@ func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
 					// resource limits, in c.Limits
 				case IsProfileKey(prm.Name):
 					c.setProfileParam(prm) // profile.go
+				case IsSLOKey(prm.Name):
+					c.setSLOParam(m, prm) // slo.go
 				case IsTopologyKey(prm.Name):
 					// in c.Topology (topology.go)
 				case !IsWorkloadKey(prm.Name):
@@ -339,7 +341,7 @@ func (p *Plan) Estimate() time.Duration {
 		if c.Workload.Options == nil {
 			continue
 		}
-		total += c.Workload.Options.Estimate() // the engine's guess
+		total += c.Workload.Options.Estimate() + c.SLOEstimate() // the engine's guess; slo.go
 		if d := c.descriptor(); d != nil && d.RunsToEnd {
 			continue // a run that ends by itself makes its own tables
 		}

@@ -84,6 +84,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 			}
 			detail = append(detail, load+")")
 		}
+		if t := c.sloPlanText(); t != "" { // slo.go
+			detail = append(detail, t)
+		}
 		if _, err := fmt.Fprintf(w, "%3d  %-36s #%d  %-14s %s, %d thread(s), %s + %s warm-up; %s\n", c.Index+1, c.Name, c.Repeat,
 			c.Change.Cost(), c.Workload.Workload(), cm.Threads, cm.Time, cm.Warmup, strings.Join(detail, "; ")); err != nil {
 			return err

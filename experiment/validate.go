@@ -14,7 +14,7 @@ var RunnerKeys = map[string]bool{"prewarm": true, "cold": true, "image": true, "
 // IsWorkloadKey reports whether a parameter name belongs to the workload
 // engine; every other name is a server variable.
 func IsWorkloadKey(name string) bool {
-	if RunnerKeys[name] || IsProfileKey(name) { // profile.go
+	if RunnerKeys[name] || IsProfileKey(name) || IsSLOKey(name) { // profile.go, slo.go
 		return false
 	}
 	if name == "workload" {
@@ -52,6 +52,8 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 			d.checkLimitParam(m, prov, key, p) // limits.go
 		case IsProfileKey(p.Name):
 			// validateProfile (profile.go)
+		case IsSLOKey(p.Name):
+			// validateSLO (slo.go)
 		case IsTopologyKey(p.Name):
 			d.checkTopologyParam(m, prov, key, p) // topology.go
 		case RunnerKeys[p.Name]:
@@ -125,6 +127,7 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 	d.validateLimits(m, prov)
 	d.validateUntil(m)          // until.go
 	d.validateProfile(m, prov)  // profile.go
+	d.validateSLO(m)            // slo.go
 	d.validateTopology(m, prov) // topology.go
 	if n := matrixSize(m); n > MaxCellRuns {
 		d.problem("axes", "the matrix has %.3g cell runs (scenarios x axis values x repeats), more than the %d benchmatrix runs; split the experiment", n, MaxCellRuns)
@@ -138,6 +141,7 @@ func (d *decoder) validatePlan(m *Manifest, plan *Plan) {
 	if len(plan.Cells) == 0 {
 		d.problem("", "the matrix is empty: no cell to run")
 	}
+	d.validatePlanSLO(plan) // slo.go
 	if m.Baseline != "" {
 		found := false
 		for _, sc := range m.Scenarios {

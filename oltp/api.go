@@ -92,8 +92,17 @@ type Result struct {
 	Reconnects int64         `json:"reconnects"`
 	Late       int64         `json:"late,omitempty"`
 	Dropped    int64         `json:"dropped,omitempty"`
-	Latency    Latency       `json:"latency"`
-	Fairness   Fairness      `json:"fairness"`
+	// Backlog is the open loop's arrivals of the measured window still
+	// queued, unstarted, when it ended; BacklogAges how long each had
+	// waited by then (its latency is at least that).
+	Backlog     int64           `json:"backlog,omitempty"`
+	BacklogAges []time.Duration `json:"-"`
+	// ClientDelay is the open loop's client-side delays of the measured
+	// window: from an arrival's intended start to an idle worker taking it
+	// (clientdelay.go).
+	ClientDelay DelayHist `json:"-"`
+	Latency     Latency   `json:"latency"`
+	Fairness    Fairness  `json:"fairness"`
 	// ForcedShutdown tells that Options.ForcedShutdown ran out before every
 	// worker had finished: the run was cut. Unfinished is the number of
 	// events that were in flight and were cut (sysbench's "Number of

@@ -41,6 +41,7 @@ type tally struct {
 	late, dropped                 int64
 	latSum, latMin, latMax        int64 // ns; latMin is valid when events > 0
 	hist                          *hdrhistogram.Histogram
+	dispatch                      DelayHist // open loop: the client's own delays (clientdelay.go)
 }
 
 func newTally() tally { return tally{hist: newHist()} }
@@ -78,6 +79,7 @@ func (t *tally) addCounts(o *tally) {
 	t.late += o.late
 	t.dropped += o.dropped
 	t.latSum += o.latSum
+	t.dispatch.merge(&o.dispatch)
 }
 
 // add merges o into t, histogram included.

@@ -302,6 +302,11 @@ func WriteExtras(w io.Writer, res *Result) {
 		fmt.Fprintf(&b, "Open-loop statistics (target %s/sec):\n", formatNumber(res.Options.Rate))
 		fmt.Fprintf(&b, "    late events:                         %-6d (%.2f per sec.)\n", res.Late, ps(res.Late))
 		fmt.Fprintf(&b, "    dropped events:                      %-6d (%.2f per sec.)\n", res.Dropped, ps(res.Dropped))
+		var oldest time.Duration
+		for _, a := range res.BacklogAges {
+			oldest = max(oldest, a)
+		}
+		fmt.Fprintf(&b, "    queued, unstarted at the end:        %-6d (the oldest waited %.2f ms)\n", res.Backlog, float64(oldest)/float64(time.Millisecond))
 		fmt.Fprintf(&b, "\n")
 	}
 	if res.Options.Warmup > 0 {

@@ -107,6 +107,13 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	sh.requestStop()
 	feeder.Wait()
 	end := time.Now()
+	if !out.measureStart.IsZero() {
+		// Arrivals dropped since the last interval's report (all of them
+		// when there were no reports) belong to the measured window.
+		d := sh.dropped.Load()
+		co.droppedRun += d - co.droppedSeen
+		co.droppedSeen = d
+	}
 	closeAll()
 	col.collect(&co.iv)
 
@@ -126,6 +133,10 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	res.Events, res.Reads, res.Writes, res.Others = t.events, t.reads, t.writes, t.others
 	res.Errors, res.Reconnects, res.Late = t.errors, t.reconnects, t.late
 	res.Dropped = co.droppedRun
+	res.ClientDelay = t.dispatch
+	if sh.arrivals != nil {
+		res.Backlog, res.BacklogAges = backlogAtEnd(sh, o, start, end)
+	}
 	res.Latency = t.latency(o.Percentile)
 	res.Fairness = col.fairness()
 	res.Histogram = histogramBars(t.hist)
@@ -138,6 +149,38 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// backlogAtEnd counts the measured window's arrivals left unstarted when
+// the run stopped (still queued, or taken by a worker as it stopped), with
+// how long each had waited when the window ended (at end when the run had
+// no time limit). Every worker has ended: nothing reads the queue.
+func backlogAtEnd(sh *shared, o Options, start, end time.Time) (int64, []time.Duration) {
+	windowEnd := end
+	if o.Time > 0 {
+		if w := start.Add(o.Warmup + o.Time); w.Before(end) {
+			windowEnd = w
+		}
+	}
+	var n int64
+	var ages []time.Duration
+	add := func(a arrival) {
+		if a.phase != phRun {
+			return
+		}
+		n++
+		ages = append(ages, max(windowEnd.Sub(a.at), 0))
+	}
+	q := sh.arrivals
+	for len(q) > 0 {
+		add(<-q)
+	}
+	sh.leftMu.Lock()
+	for _, a := range sh.left {
+		add(a)
+	}
+	sh.leftMu.Unlock()
+	return n, ages
 }
 
 // startWorkers connects and prepares every worker in parallel.

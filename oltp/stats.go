@@ -43,6 +43,10 @@ type eventRecord struct {
 	errors     int64
 	reconnects int64
 	late       bool
+	// dispatchNs is the client's own delay in taking an open-loop arrival
+	// while the worker waited for it (clientdelay.go); -1 when the worker
+	// was busy (the wait was the queue's).
+	dispatchNs int64
 }
 
 func (ws *workerStats) record(e *eventRecord) {
@@ -61,6 +65,9 @@ func (ws *workerStats) record(e *eventRecord) {
 	t.reconnects += e.reconnects
 	if e.late {
 		t.late++
+	}
+	if e.dispatchNs >= 0 && e.done {
+		t.dispatch.record(e.dispatchNs)
 	}
 	ws.mu.Unlock()
 }

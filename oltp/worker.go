@@ -23,10 +23,22 @@ type shared struct {
 	arrivals  <-chan arrival // nil = closed loop
 	lateAfter time.Duration
 	dropped   atomic.Int64 // open loop: arrivals refused by the full backlog
+	// left holds the arrivals a worker took as the run stopped, unstarted:
+	// part of the backlog at the end.
+	leftMu sync.Mutex
+	left   []arrival
 
 	fatalOnce sync.Once
 	fatal     error
 	fatalCh   chan struct{}
+}
+
+// leftOver keeps an arrival taken but not started because the run
+// stopped.
+func (sh *shared) leftOver(a arrival) {
+	sh.leftMu.Lock()
+	sh.left = append(sh.left, a)
+	sh.leftMu.Unlock()
 }
 
 func (sh *shared) requestStop() {
@@ -104,20 +116,30 @@ func (w *worker) loop() {
 	defer sh.running.Add(-1)
 	var rec eventRecord
 	for !sh.stop.Load() {
-		rec = eventRecord{phase: int(sh.phase.Load())}
+		rec = eventRecord{phase: int(sh.phase.Load()), dispatchNs: -1}
 		var start time.Time
 		if sh.arrivals != nil {
 			var a arrival
+			waited := false
 			select {
-			case a = <-sh.arrivals:
-			case <-sh.stopCh:
-				return
+			case a = <-sh.arrivals: // queued: the wait was the queue's
+			default:
+				waited = true // idle: what follows is the client's own delay
+				select {
+				case a = <-sh.arrivals:
+				case <-sh.stopCh:
+					return
+				}
 			}
 			if sh.stop.Load() {
+				sh.leftOver(a)
 				return
 			}
 			rec.phase = a.phase
 			start = a.at
+			if waited {
+				rec.dispatchNs = max(int64(time.Since(start)), 0)
+			}
 		}
 		if rec.phase == phRun && sh.limit > 0 && sh.issued.Add(1) > sh.limit {
 			sh.requestStop()

@@ -135,6 +135,11 @@ var Columns = []Column{
 	// NOPM and TPM (docs/tpcc.md); empty for the engines without them.
 	{Name: "nopm", Unit: "nopm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("nopm")},
 	{Name: "tpm", Unit: "tpm", Result: true, Expect: true, Format: fixed(1), Value: engineMetric("tpm")},
+	// The capacity at the cell's latency target (capacity.go): the highest
+	// open-loop rate found to meet it, and the target, state and bracket.
+	{Name: "capacity", Unit: "tps", Expect: true, Compare: "capacity", HigherIsBetter: true, Format: fixed(1),
+		Value: func(c *Cell) (float64, bool) { return c.Capacity.Value() }},
+	{Name: "capacity_slo", Text: func(c *Cell) string { return c.Capacity.Text() }},
 }
 
 func engineMetric(name string) func(*Cell) (float64, bool) {

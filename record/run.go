@@ -151,6 +151,8 @@ type Cell struct {
 	Binding *Binding `json:"binding,omitempty"`
 	// Profile is what profiling the cell produced (profile.go).
 	Profile *CellProfile `json:"profile,omitempty"`
+	// Capacity is the cell's capacity at its latency target (capacity.go).
+	Capacity *CellCapacity `json:"capacity,omitempty"`
 
 	// What the observers saw: table growth, stalls (and the sampled
 	// metrics that moved at their onsets), performance_schema waits.

@@ -54,7 +54,10 @@ type metric struct {
 	name           string
 	unit           string
 	higherIsBetter bool
-	value          func(*engine.Result) float64
+	value          func(*Cell) float64
+	// has tells whether a cell has the figure (a capacity only where the
+	// cell had a latency target).
+	has func(*Cell) bool
 }
 
 // compareMetrics are record.Columns' entries with a Compare name, in its
@@ -65,9 +68,12 @@ var compareMetrics = func() []metric {
 		if col.Compare == "" {
 			continue
 		}
-		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(r *engine.Result) float64 {
-			v, _ := col.Value(&Cell{Status: CellOK, Result: r})
+		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(c *Cell) float64 {
+			v, _ := col.Value(c)
 			return v
+		}, func(c *Cell) bool {
+			_, ok := col.Value(c)
+			return ok
 		}})
 	}
 	return out
@@ -243,7 +249,13 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		cc := CellComparison{Name: b.name, Scenario: b.scenario, Params: n.params, Mismatched: mismatched[b.name],
 			Changes: cellChanges(b, n, bLimits, nLimits), BaseRatio: bRatios[b.name], NewRatio: nRatios[b.name]}
 		for _, m := range compareMetrics {
-			mc := compareMetric(m, b.ok, n.ok, opt)
+			if !anyHas(m, b.cells) && !anyHas(m, n.cells) {
+				// A figure neither run has for the cell (capacity without a
+				// target). Such figures come last in record.Columns, so
+				// the metrics before them keep their positions.
+				continue
+			}
+			mc := compareMetric(m, b.cells, n.cells, opt)
 			ciMissing = ciMissing || !mc.Base.OK || !mc.New.OK
 			cc.Metrics = append(cc.Metrics, mc)
 		}
@@ -292,7 +304,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	return c, nil
 }
 
-func compareMetric(m metric, base, new []*engine.Result, opt CompareOptions) MetricComparison {
+func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricComparison {
 	bv, nv := values(base, m.value), values(new, m.value)
 	mc := MetricComparison{
 		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
@@ -336,12 +348,22 @@ func compareMetric(m metric, base, new []*engine.Result, opt CompareOptions) Met
 	return mc
 }
 
-func values(rs []*engine.Result, f func(*engine.Result) float64) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = f(r)
+func values(cs []*Cell, f func(*Cell) float64) []float64 {
+	out := make([]float64, len(cs))
+	for i, c := range cs {
+		out[i] = f(c)
 	}
 	return out
+}
+
+// anyHas tells whether any of the cells has the metric's figure.
+func anyHas(m metric, cs []*Cell) bool {
+	for _, c := range cs {
+		if m.has(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // cellGroup is one cell's repeats in one run.

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
 )
@@ -179,7 +178,7 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 			}
 			// Rule 1: the uncontended repeats alone.
 			bq, nq := uncontended(groups[i].b), uncontended(groups[i].n)
-			q := compareMetric(compareMetrics[mi], bq.ok, nq.ok, opt)
+			q := compareMetric(compareMetrics[mi], bq.cells, nq.cells, opt)
 			if q.Regression {
 				mc.Regression = true
 				mc.HostNote = fmt.Sprintf("survives it: persists in the uncontended repeats (%d vs %d: %s, p=%s)",
@@ -324,16 +323,16 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 
 // perRoundLogRatio is ln(cell/control) per round (repeat) both finished,
 // in repeat order.
-func perRoundLogRatio(cell, control *cellGroup, value func(*engine.Result) float64) []float64 {
+func perRoundLogRatio(cell, control *cellGroup, value func(*Cell) float64) []float64 {
 	ctl := map[int]float64{}
 	for k, c := range control.cells {
-		ctl[c.Repeat] = value(control.ok[k])
+		ctl[c.Repeat] = value(control.cells[k])
 	}
 	var reps []int
 	vals := map[int]float64{}
 	for k, c := range cell.cells {
 		if y, ok := ctl[c.Repeat]; ok {
-			x := value(cell.ok[k])
+			x := value(cell.cells[k])
 			if x > 0 && y > 0 {
 				vals[c.Repeat] = math.Log(x / y)
 				reps = append(reps, c.Repeat)

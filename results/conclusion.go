@@ -46,6 +46,7 @@ type Conclusion struct {
 	Ratios       []RatioLine       `json:"ratios,omitempty"`
 	Mechanism    map[string]string `json:"mechanism,omitempty"` // cell → one line
 	Linked       []string          `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
+	Capacity     []string          `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
 	Expectations []ExpectResult    `json:"expectations,omitempty"`
 	Warnings     []string          `json:"warnings,omitempty"`
 	// Nothing is set when no ratio is significant and no expectation held:
@@ -135,7 +136,9 @@ func Conclude(r *Run) *Conclusion {
 	c.Expectations = checkExpectations(r, br)
 	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
 	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
-	decideExpectations(c.Expectations, roundsOf(r))       // rounds.go: until = "conclusive"
+	capWarn := []string(nil)
+	c.Capacity, capWarn = capacityLines(r, br)      // capacity.go
+	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
 		if e.Status == ExpectHeld {
@@ -188,6 +191,7 @@ func Conclude(r *Run) *Conclusion {
 	}
 	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
 	c.Warnings = append(c.Warnings, dataWarnings(r)...)    // steady.go: data that fits on a small machine
+	c.Warnings = append(c.Warnings, capWarn...)            // capacity.go
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
@@ -427,6 +431,13 @@ func WriteConclusion(w io.Writer, r *Run) {
 			MinRoundsForRatioCI())
 	}
 	writeShardReplication(w, r) // shard_conclusion.go
+	if len(c.Capacity) > 0 {
+		fmt.Fprintf(w, "Capacity: the highest open-loop rate each cell sustains within its latency target (docs/capacity.md):\n\n")
+		for _, l := range c.Capacity {
+			fmt.Fprintf(w, "- %s\n", l)
+		}
+		fmt.Fprintln(w)
+	}
 	if len(c.Expectations) > 0 {
 		fmt.Fprintf(w, "Expectations (paired test, p < 0.05):\n\n")
 		for _, e := range c.Expectations {

@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/capacity"
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 // flushRun is a flush.toml-like run: b1e1 (baseline), b0e1, b0e0 in
@@ -168,7 +170,8 @@ func TestObserveMechanism(t *testing.T) {
 func TestExpectColumnsHaveValues(t *testing.T) {
 	t.Parallel()
 	// An engine's own figures (TPC-C's nopm, tpm) come from its result.
-	c := &Cell{Status: CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5, Metrics: map[string]float64{"nopm": 1, "tpm": 1}}, Mechanism: map[string]float64{}}
+	c := &Cell{Status: CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5, Metrics: map[string]float64{"nopm": 1, "tpm": 1}}, Mechanism: map[string]float64{},
+		Capacity: &record.CellCapacity{Searched: true, Search: &capacity.Outcome{Capacity: 100}}}
 	for _, k := range MechanismColumns {
 		c.Mechanism[k] = 1
 	}

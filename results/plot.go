@@ -204,6 +204,9 @@ func PlotFiles(r *Run) []PlotFile {
 	if f, ok := repeatsFile(r); ok { // plot_repeats.go
 		files = append(files, f)
 	}
+	for _, cp := range capacityPlots(r) { // capacity.go
+		files = append(files, cp.file)
+	}
 	return files
 }
 
@@ -265,8 +268,11 @@ func WritePlots(dir string, r *Run) ([]PlotFile, error) {
 	for i, g := range groups {
 		draw(files[i+1], func() ([]byte, error) { return seriesFigure(r, g, ivs, pal) })
 	}
-	if len(files) > len(groups)+1 {
+	if _, ok := repeatsFile(r); ok {
 		draw(files[len(groups)+1], func() ([]byte, error) { return repeatsFigure(r) })
+	}
+	for _, cp := range capacityPlots(r) { // capacity.go
+		draw(cp.file, func() ([]byte, error) { return capacityFigure(r, cp.cell) })
 	}
 	return written, errors.Join(errs...)
 }

@@ -209,6 +209,11 @@ func (cr *cellRun) measure() error {
 	if err != nil {
 		return err
 	}
+	if c.Searches() {
+		if o, err = cr.searchCapacity(cfg, cr.workload, o); err != nil { // capacity.go
+			return err
+		}
+	}
 	if err := cr.in(PhaseWarmup, func(context.Context) error { return nil }); err != nil {
 		return err
 	}

@@ -81,6 +81,7 @@ func cellHooks() []hook {
 		&watchHook{},         // observe.go: sampler, stalls, growth, waits, nodes, user metrics
 		&profileHook{},       // profile.go
 		&limitsAdapter{},     // limits.go, through its adapter
+		&capacityHook{},      // capacity.go: the measured run judged against the cell's SLO
 		&topologyCheckHook{}, // topology.go: the nodes agree after the cell
 	}
 }

@@ -34,6 +34,7 @@ const (
 	PhaseLimits    Phase = "limits"            // the cell's resource limits
 	PhasePrewarm   Phase = "prewarm"           // the tables read into the buffer pool
 	PhaseDrain     Phase = "drain"             // dirty pages flushed, the host quiet
+	PhaseSearch    Phase = "capacity search"   // the highest rate meeting the cell's SLO (capacity.go)
 	PhaseWarmup    Phase = "warm-up"           // the engine runs, not measured
 	PhaseMeasure   Phase = "measure"           // the measured window and its grace
 	PhaseCollect   Phase = "collect"           // observers stopped, after-cell snapshots and checks
@@ -108,6 +109,8 @@ func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
 			warm = c.Policy.WarmupCap
 		}
 		return time.Duration(max(o.Threads, 1))*connectPerThread + warm + o.Time + r.cfg.Grace + measureMargin
+	case PhaseSearch:
+		return r.searchDeadline(c) // capacity.go
 	case PhaseCollect:
 		d := settleTimeout
 		if c.Policy.Profile.On() {

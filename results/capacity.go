@@ -1,0 +1,301 @@
+package results
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"benchmatrix/capacity"
+	"benchmatrix/record"
+)
+
+// Capacity at a latency target in the reports (issue 30): the Conclusion's
+// lines (each cell's capacity over its repeats, each cell against its
+// baseline cell as a ratio with its interval) and one latency-throughput
+// curve per cell, plots/capacity-CELL.png.
+
+// capacityCells is, per cell name in run order, its successful repeats
+// that carry a capacity record.
+func capacityCells(r *Run) ([]string, map[string][]*Cell) {
+	var names []string
+	by := map[string][]*Cell{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Capacity == nil || c.Status != CellOK {
+			continue
+		}
+		if by[c.Name] == nil {
+			names = append(names, c.Name)
+		}
+		by[c.Name] = append(by[c.Name], c)
+	}
+	return names, by
+}
+
+// capacityLines are the Conclusion's capacity sentences, and the warnings
+// they raise (a confirmation that missed, a client that could not keep up).
+func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []string) {
+	names, by := capacityCells(r)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	for _, n := range names {
+		cs := by[n]
+		slo := cs[0].Capacity.SLO.String()
+		if !cs[0].Capacity.Searched {
+			var parts []string
+			for _, c := range cs {
+				parts = append(parts, fmt.Sprintf("%s (repeat %d: %s)", c.Capacity.State(), c.Repeat, c.Capacity.Run.Why))
+			}
+			lines = append(lines, fmt.Sprintf("%s at its own rate %s/s against %s: %s", n, capacity.FmtRate(cs[0].Capacity.Rate), slo, strings.Join(parts, "; ")))
+			continue
+		}
+		var caps []float64
+		below, unconfirmed, client := 0, 0, 0
+		lo, hi := math.Inf(1), 0.0
+		lowest := 0.0
+		for _, c := range cs {
+			k := c.Capacity
+			v, _ := k.Value()
+			caps = append(caps, v)
+			switch k.State() {
+			case record.CapacityBelow:
+				below++
+				lowest = k.Search.High
+			case record.CapacityUnconfirmed:
+				unconfirmed++
+				warnings = append(warnings, fmt.Sprintf("%s (repeat %d): the run at the capacity found (%s/s) missed %s: %s", n, c.Repeat, capacity.FmtRate(k.Rate), slo, runWhy(k)))
+			}
+			if k.Search.ClientBound {
+				client++
+			}
+			if k.Search.Status != capacity.Below {
+				lo = min(lo, k.Search.Low)
+				if k.Search.High > 0 {
+					hi = max(hi, k.Search.High)
+				}
+			}
+		}
+		if below == len(cs) {
+			lines = append(lines, fmt.Sprintf("%s: **%s** (%s missed even at %s/s, the lowest rate tried)", n, capacity.Below, slo, capacity.FmtRate(lowest)))
+			continue
+		}
+		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(Median(caps)), slo, len(cs), pl(len(cs)))
+		if len(cs) > 1 {
+			sort.Float64s(caps)
+			var vs []string
+			for _, v := range caps {
+				vs = append(vs, capacity.FmtRate(v))
+			}
+			s += ": " + strings.Join(vs, ", ")
+		}
+		s += fmt.Sprintf("; the searches bracket it in %s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))
+		if hi == 0 {
+			s = strings.TrimSuffix(s, fmt.Sprintf("%s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))) + "met up to the highest rate tried"
+		}
+		if unconfirmed > 0 {
+			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, pl(unconfirmed))
+		}
+		if below > 0 {
+			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, pl(below))
+		}
+		s += ")"
+		lines = append(lines, s)
+		if client > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: in %d of %d searches the client could not keep up above the capacity found (its own delay alone made the target miss): the limit found may be the client's, not the server's", n, client, len(cs)))
+		}
+	}
+	// Each cell against its baseline cell, paired by round.
+	if r.Baseline != "" {
+		sums := r.Summaries()
+		for _, s := range sums {
+			b := BaselineFor(r.Baseline, s, sums)
+			if b == "" || b == s.Name || by[s.Name] == nil || by[b] == nil || !by[s.Name][0].Capacity.Searched {
+				continue
+			}
+			xs, ys := pairedValues(br, s.Name, b, "capacity")
+			lines = append(lines, capacityRatioSentence(s.Name, b, by[s.Name][0].Capacity.SLO.String(), xs, ys, by))
+		}
+	}
+	return lines, warnings
+}
+
+func runWhy(k *record.CellCapacity) string {
+	if k.Run == nil {
+		return "no run"
+	}
+	return k.Run.Why
+}
+
+// capacityRatioSentence says how many times the baseline's rate a cell
+// sustains: the paired ratio over the rounds with its 95 % interval when
+// there are enough rounds, else the interval the searches' brackets allow.
+func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*Cell) string {
+	pr := RatioFromPairs(xs, ys)
+	if pr.Rounds == 0 {
+		return fmt.Sprintf("%s against %s at %s: no round in which both sustained a rate (a capacity of 0 has no ratio)", cell, base, slo)
+	}
+	// The brackets: each capacity lies in [Low, High] of its search.
+	blo, bhi := math.Inf(1), 0.0
+	for _, x := range by[cell] {
+		for _, y := range by[base] {
+			if x.Repeat != y.Repeat {
+				continue
+			}
+			sx, sy := x.Capacity.Search, y.Capacity.Search
+			if sx == nil || sy == nil || sx.Low <= 0 || sy.Low <= 0 {
+				continue
+			}
+			blo = min(blo, sx.Low/nonzero(sy.High, sy.Low))
+			bhi = max(bhi, nonzero(sx.High, sx.Low)/sy.Low)
+		}
+	}
+	ci := fmt.Sprintf("95%% CI %.2f–%.2f over %d paired rounds", pr.Lo, pr.Hi, pr.Rounds)
+	if !pr.CIOK {
+		ci = fmt.Sprintf("%d paired round%s, too few for a 95%% interval; the searches' brackets allow %.2f–%.2f", pr.Rounds, pl(pr.Rounds), blo, bhi)
+	}
+	return fmt.Sprintf("%s sustains **%.2fx** %s's rate at %s (%s)", cell, pr.Ratio, base, slo, ci)
+}
+
+func nonzero(v, alt float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return alt
+}
+
+// capacityPlot is one cell's curve figure.
+type capacityPlot struct {
+	file PlotFile
+	cell string
+}
+
+// capacityPlots lists the curve figures: one per cell that searched.
+func capacityPlots(r *Run) []capacityPlot {
+	names, by := capacityCells(r)
+	var out []capacityPlot
+	for _, n := range names {
+		if !by[n][0].Capacity.Searched {
+			continue
+		}
+		out = append(out, capacityPlot{
+			file: PlotFile{Title: "capacity at " + by[n][0].Capacity.SLO.String() + ": " + n, Path: PlotsDir + "/capacity-" + safeName(n) + ".png"},
+			cell: n,
+		})
+	}
+	return out
+}
+
+var (
+	meetColor = color.RGBA{0x59, 0xa1, 0x4f, 0xff}
+	missColor = color.RGBA{0xe1, 0x57, 0x59, 0xff}
+	kneeColor = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
+)
+
+// capacityFigure draws a cell's latency-throughput curve: every step of
+// its searches (and its measured runs) as rate offered against p99 and p50
+// achieved (ms, log scale), green where the step met the target and red
+// where it missed, the target's limit as a horizontal line and the
+// capacity found (the knee) as a vertical one.
+func capacityFigure(r *Run, cell string) ([]byte, error) {
+	_, by := capacityCells(r)
+	cs := by[cell]
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("no capacity for %s", cell)
+	}
+	slo := cs[0].Capacity.SLO
+	limit := float64(slo.Limit) / 1e6
+	p := plot.New()
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	gr := plotter.NewGrid()
+	gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+	p.Add(gr)
+	var meet99, miss99, meet50, miss50, runs plotter.XYs
+	ymin, ymax := limit, limit
+	xmin, xmax := math.Inf(1), 0.0
+	var caps []float64
+	add := func(st capacity.Step) {
+		y99, y50 := math.Max(st.Pct, 0.01), math.Max(st.P50, 0.01)
+		if st.Events == 0 {
+			return
+		}
+		ymin, ymax = math.Min(ymin, y50), math.Max(ymax, y99)
+		xmin, xmax = math.Min(xmin, st.Rate), math.Max(xmax, st.Rate)
+		if st.Verdict == capacity.Meets {
+			meet99, meet50 = append(meet99, plotter.XY{X: st.Rate, Y: y99}), append(meet50, plotter.XY{X: st.Rate, Y: y50})
+		} else {
+			miss99, miss50 = append(miss99, plotter.XY{X: st.Rate, Y: y99}), append(miss50, plotter.XY{X: st.Rate, Y: y50})
+		}
+	}
+	for _, c := range cs {
+		k := c.Capacity
+		if k.Search != nil {
+			for _, st := range k.Search.Steps {
+				add(st)
+			}
+			if k.Search.Status != capacity.Below {
+				caps = append(caps, k.Search.Capacity)
+			}
+		}
+		if k.Run != nil && k.Run.Events > 0 {
+			runs = append(runs, plotter.XY{X: k.Rate, Y: math.Max(k.Run.Pct, 0.01)})
+			ymax = math.Max(ymax, k.Run.Pct)
+		}
+	}
+	var legend []legendItem
+	scatter := func(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length, label string) {
+		if len(pts) == 0 {
+			return
+		}
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: radius, Shape: shape}
+		p.Add(s)
+		legend = append(legend, legendItem{label: label, thumb: s})
+	}
+	pct := fmt.Sprintf("p%g", slo.Percentile)
+	scatter(meet99, meetColor, draw.CircleGlyph{}, 3.5, pct+", step met the target")
+	scatter(miss99, missColor, draw.CircleGlyph{}, 3.5, pct+", step missed it")
+	scatter(meet50, meetColor, draw.RingGlyph{}, 2.5, "p50 (ring)")
+	scatter(miss50, missColor, draw.RingGlyph{}, 2.5, "")
+	scatter(runs, color.Black, draw.CrossGlyph{}, 5, pct+" of the full-length run at the capacity")
+	if xmax <= 0 {
+		xmin, xmax = 1, 10
+	}
+	lim, err := plotter.NewLine(plotter.XYs{{X: xmin / 1.3, Y: limit}, {X: xmax * 1.3, Y: limit}})
+	if err == nil {
+		lim.LineStyle = draw.LineStyle{Color: textColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		p.Add(lim)
+		legend = append(legend, legendItem{label: "target: " + slo.String(), thumb: lim})
+	}
+	if len(caps) > 0 {
+		knee := Median(caps)
+		kl, err := plotter.NewLine(plotter.XYs{{X: knee, Y: ymin / 1.5}, {X: knee, Y: ymax * 1.5}})
+		if err == nil {
+			kl.LineStyle = draw.LineStyle{Color: kneeColor, Width: vg.Points(1.5)}
+			p.Add(kl)
+			legend = append(legend, legendItem{label: "knee: capacity " + capacity.FmtRate(knee) + "/s", thumb: kl})
+		}
+	}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.X.Min, p.X.Max = xmin/1.3, xmax*1.3
+	p.Y.Min, p.Y.Max = ymin/1.5, ymax*1.5
+	p.X.Label.Text = "rate offered (events/s, open loop; log scale)"
+	p.Y.Label.Text = "latency, ms (log scale)"
+	restyle(&p.X.Label.TextStyle, 11, textColor)
+	restyle(&p.Y.Label.TextStyle, 11, textColor)
+	restyle(&p.X.Tick.Label, 10, textColor)
+	restyle(&p.Y.Tick.Label, 10, textColor)
+	caption := fmt.Sprintf("Every step of the capacity search of %s (%d repeat%s): each a short run at one offered rate, judged on every arrival (served, still queued at its end, or dropped). "+
+		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), pl(len(cs)), pct)
+	return renderFigure(barWidth, 6.5*vg.Inch, r.Experiment+": latency against rate offered, "+cell, caption, [][]*plot.Plot{{p}}, legend)
+}
