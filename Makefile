@@ -31,7 +31,7 @@ docker-image:
 
 # The tests CI runs (.ci/run): real sandboxes and containers, sysbench as the yardstick.
 test: deps-test docker-image
-	$(GO) test -race -timeout 40m ./...
+	$(GO) test -race -timeout 60m ./...
 	$(MAKE) fuzz FUZZTIME=10s
 
 # Fuzz the manifest decoder and the sysbench command-line parser (their
