@@ -243,3 +243,33 @@ func TestUndecidedSaysWhy(t *testing.T) {
 		t.Errorf("a decided run explains an undecided one:\n%s", b.String())
 	}
 }
+
+// Rounds that all point one way, too few because the baseline failed in
+// some: the sentence says so and names whose runs failed (replication.toml
+// lost 4 of 11 rounds to a failing after-cell check and blamed the spread).
+func TestUndecidedSaysRoundsWereLost(t *testing.T) {
+	t.Parallel()
+	r := conclusiveFlush(map[string][]float64{
+		"b1e1": {1000, 1100, 950, 1020, 980, 1050},
+		"b0e1": {1900, 2100, 1800, 2050, 1850, 2000},
+		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800},
+	})
+	failed := 0
+	for i := range r.Cells {
+		if c := &r.Cells[i]; c.Name == "b1e1" && c.Repeat >= 4 {
+			c.Status, c.Error = CellFailed, "verify the nodes' data after the cell: context deadline exceeded"
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Fatalf("failed %d b1e1 runs, want 3", failed)
+	}
+	r.Rounds, _ = NewRoundsRecord(r, RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, StoppedMaxRepeats, 0)
+	var b bytes.Buffer
+	WriteConclusion(&b, r)
+	for _, want := range []string{"b0e1 vs b1e1's per-round ratios all pointed one way", "only 3 of 6 rounds measured both cells (b1e1 failed in 3)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
+	}
+}
