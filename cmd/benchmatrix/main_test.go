@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,8 @@ var binary string
 func TestMain(m *testing.M) {
 	// The commands these tests run never reach the user's data cache.
 	os.Setenv(cache.EnvVar, cache.Off)
-	dir, err := os.MkdirTemp("", "benchmatrix-cli-test-")
+	sweepTestDirs()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", cliTestPrefix, os.Getpid()))
 	if err != nil {
 		panic(err)
 	}
@@ -38,6 +40,30 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// cliTestPrefix begins the name of the directory the tests build the
+// command into, followed by the test process's PID.
+const cliTestPrefix = "benchmatrix-cli-test-"
+
+// sweepTestDirs removes the build directories of test processes that no
+// longer run (a test binary killed, or timed out, before its cleanup), and
+// says so.
+func sweepTestDirs() {
+	paths, _ := filepath.Glob(filepath.Join(os.TempDir(), cliTestPrefix+"*"))
+	for _, p := range paths {
+		pid, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(p), cliTestPrefix), "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n == os.Getpid() {
+			continue // an older name, without a PID: left alone
+		}
+		if _, err := os.Stat(filepath.Join("/proc", pid)); err == nil {
+			continue
+		}
+		if os.RemoveAll(p) == nil {
+			fmt.Fprintf(os.Stderr, "removed %s, left by test process %d that no longer runs\n", p, n)
+		}
+	}
 }
 
 func needServer(t *testing.T) {
