@@ -268,8 +268,8 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 		busy = append(busy, w.busy.Seconds())
 		w.mu.Unlock()
 	}
-	sr.Fairness.EventsAvg, sr.Fairness.EventsStddev = meanStd(ev)
-	sr.Fairness.TimeAvg, sr.Fairness.TimeStddev = meanStd(busy)
+	sr.Fairness.EventsAvg, sr.Fairness.EventsStddev = oltp.MeanStddev(ev)
+	sr.Fairness.TimeAvg, sr.Fairness.TimeStddev = oltp.MeanStddev(busy)
 	res := &Result{Sysbench: sr, Errors: map[uint16]int64{}}
 	var committed int64
 	for _, typ := range Types() {
@@ -301,22 +301,6 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 		res.Errors[0] = m.rolledBack
 	}
 	return res
-}
-
-func meanStd(xs []float64) (float64, float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	mean := s / float64(len(xs))
-	var v float64
-	for _, x := range xs {
-		v += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(v / float64(len(xs)))
 }
 
 // ignorable tells whether err restarts the event.
