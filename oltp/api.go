@@ -4,19 +4,24 @@
 // statistics from per-worker HDR histograms.
 package oltp
 
-import "time"
+import (
+	"time"
+
+	"benchmatrix/engine"
+)
 
 // Phase tells whether an interval belongs to the warm-up (recorded, but
-// excluded from the result) or the measured window.
-type Phase string
+// excluded from the result) or the measured window: the engine seam's
+// (engine.Phase).
+type Phase = engine.Phase
 
 // The phases of a run.
 const (
-	PhaseWarmup Phase = "warmup"
-	PhaseRun    Phase = "run"
+	PhaseWarmup = engine.PhaseWarmup
+	PhaseRun    = engine.PhaseRun
 	// PhaseCheckpoint marks a --report-checkpoints report: its Checkpoint
 	// holds the statistics since the previous checkpoint.
-	PhaseCheckpoint Phase = "checkpoint"
+	PhaseCheckpoint = engine.PhaseCheckpoint
 )
 
 // Interval is what happened in one report interval.
@@ -54,27 +59,13 @@ type Interval struct {
 // Seconds is the interval's length in seconds.
 func (iv Interval) Seconds() float64 { return (iv.End - iv.Start).Seconds() }
 
-// Latency summarises a latency distribution, in milliseconds.
-type Latency struct {
-	Min  float64 `json:"min_ms"`
-	Avg  float64 `json:"avg_ms"`
-	Max  float64 `json:"max_ms"`
-	Sum  float64 `json:"sum_ms"`
-	P50  float64 `json:"p50_ms"`
-	P95  float64 `json:"p95_ms"`
-	P99  float64 `json:"p99_ms"`
-	P999 float64 `json:"p999_ms"`
-	// Pct is the value at Options.Percentile.
-	Pct float64 `json:"pct_ms"`
-}
-
-// Fairness is sysbench's "Threads fairness" block.
-type Fairness struct {
-	EventsAvg    float64 `json:"events_avg"`
-	EventsStddev float64 `json:"events_stddev"`
-	TimeAvg      float64 `json:"time_avg_s"`
-	TimeStddev   float64 `json:"time_stddev_s"`
-}
+// Latency summarises a latency distribution, in milliseconds (Pct is the
+// value at Options.Percentile); Fairness is sysbench's "Threads fairness"
+// block. Both are the engine seam's, which every engine reports in.
+type (
+	Latency  = engine.Latency
+	Fairness = engine.Fairness
+)
 
 // Result is the measured window of a run (warm-up excluded).
 type Result struct {

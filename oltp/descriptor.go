@@ -186,7 +186,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 
 // Engine is the interval as every engine reports it.
 func (iv Interval) Engine() engine.Interval {
-	return engine.Interval{Phase: engine.Phase(iv.Phase), Start: iv.Start, End: iv.End, Threads: iv.Threads,
+	return engine.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End, Threads: iv.Threads,
 		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others, Errors: iv.Errors, Reconnects: iv.Reconnects,
 		LatP50: iv.LatP50, LatP95: iv.LatP95, LatP99: iv.LatP99, LatMax: iv.LatMax, LatPct: iv.LatPct,
 		Late: iv.Late, Dropped: iv.Dropped, Queue: iv.Queue, Checkpoint: iv.Checkpoint.Engine()}
@@ -201,6 +201,6 @@ func (r *Result) Engine() *engine.Result {
 	return &engine.Result{Elapsed: r.Elapsed, TotalTime: r.TotalTime, Events: r.Events, Reads: r.Reads, Writes: r.Writes,
 		Others: r.Others, Errors: r.Errors, Reconnects: r.Reconnects, Late: r.Late, Dropped: r.Dropped,
 		Backlog: r.Backlog, BacklogAges: r.BacklogAges, ClientDelay: &delay,
-		Latency: engine.Latency(r.Latency), Fairness: engine.Fairness(r.Fairness),
+		Latency: r.Latency, Fairness: r.Fairness,
 		ForcedShutdown: r.ForcedShutdown, Unfinished: r.Unfinished, Histogram: r.Histogram}
 }

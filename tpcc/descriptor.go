@@ -242,7 +242,7 @@ func metricNames() []string {
 // Engine is the interval as every engine reports it, with NOPM, TPM and
 // each type's committed count per minute and p95 in Metrics.
 func (iv Interval) Engine() engine.Interval {
-	e := engine.Interval{Phase: engine.Phase(iv.Phase), Start: iv.Start, End: iv.End, Threads: iv.Threads,
+	e := engine.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End, Threads: iv.Threads,
 		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others, Errors: iv.Errors, Reconnects: iv.Reconnects,
 		LatP50: iv.LatP50, LatP95: iv.LatP95, LatP99: iv.LatP99, LatMax: iv.LatMax, LatPct: iv.LatPct,
 		Metrics: map[string]float64{"nopm": iv.NOPM(), "tpm": iv.TPM()}}
@@ -260,7 +260,7 @@ func (r *Result) Engine() *engine.Result {
 	}
 	s := r.Sysbench
 	e := &engine.Result{Elapsed: s.Elapsed, Events: s.Events, Reads: s.Reads, Writes: s.Writes, Others: s.Others,
-		Errors: s.Errors, Reconnects: s.Reconnects, Latency: engine.Latency(s.Latency), Fairness: engine.Fairness(s.Fairness),
+		Errors: s.Errors, Reconnects: s.Reconnects, Latency: s.Latency, Fairness: s.Fairness,
 		Histogram: s.Histogram, Metrics: map[string]float64{"nopm": r.NOPM, "tpm": r.TPM}, ErrorsByCode: map[string]int64{}}
 	var restarts int64
 	for _, t := range r.Types {
