@@ -39,6 +39,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	server.Cleanup() // the golden datadirs of the sandboxes the tests started themselves
 	os.Exit(code)
 }
 
