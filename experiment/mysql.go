@@ -1,0 +1,58 @@
+package experiment
+
+import "benchmatrix/catalog"
+
+// validateMySQL refuses, before anything starts, what the MySQL version
+// the plan targets cannot take (the sandbox's binary said which it is): a
+// version with no catalogue, and each server variable of [server.config],
+// a scenario or an axis that the version lacks, removed, sets itself, or
+// whose value it does not accept, naming what to set instead
+// (catalog.MySQLLookup, the table the server renames its options with).
+// Nothing is checked when the flavor or version is not known yet: the
+// server refuses the same at start.
+func (d *decoder) validateMySQL(m *Manifest, t catalog.Target) {
+	if t.Flavor != catalog.MySQL || t.Version == "" {
+		return
+	}
+	v, err := catalog.CheckMySQLVersion(t.Version)
+	if err != nil {
+		d.problem("server.binary", "%v", err)
+		return
+	}
+	check := func(key string, p Param) {
+		if !IsServerVariable(p.Name) {
+			return
+		}
+		if _, err := catalog.MySQLLookup(v, p.Name, p.Value); err != nil {
+			d.problem(key, "%v", err)
+		}
+	}
+	for _, p := range m.Server.Config {
+		check("server.config."+p.Name, p)
+	}
+	for _, sc := range m.Scenarios {
+		for _, p := range sc.Params {
+			check("scenarios."+sc.Name+"."+p.Name, p)
+		}
+	}
+	for _, ax := range m.Axes {
+		if !IsServerVariable(ax.Name) {
+			continue
+		}
+		for _, val := range ax.Values {
+			// One problem per axis: the first value refused (a removed
+			// variable refuses every value).
+			if _, err := catalog.MySQLLookup(v, ax.Name, val); err != nil {
+				d.problem("axes."+ax.Name, "%v", err)
+				break
+			}
+		}
+	}
+}
+
+// IsServerVariable reports whether a parameter is a server variable: not
+// a workload option, a runner, limit, profile, SLO or topology key.
+func IsServerVariable(name string) bool {
+	return name != "image" && !IsLimitKey(name) && !IsProfileKey(name) && !IsSLOKey(name) &&
+		!IsTopologyKey(name) && !RunnerKeys[name] && !IsWorkloadKey(name)
+}
