@@ -72,7 +72,7 @@ var mysqlVariables = []mysqlVariable{
 	{name: "binlog_expire_logs_seconds", since: "8.0.1", before: "expire_logs_days",
 		source: man80 + "replication-options-binary-log.html#sysvar_binlog_expire_logs_seconds"},
 	{name: "expire_logs_days", removed: "8.4.0", instead: "binlog_expire_logs_seconds", source: man84 + "mysql-nutshell.html"},
-	{name: "log_replica_updates", class: mysqlRestart, defaults: []mysqlDefault{{"8.0.3", "ON"}},
+	{name: "log_replica_updates", class: mysqlRestart, defaults: []mysqlDefault{{"8.0.0", "ON"}},
 		source: man80 + "replication-options-binary-log.html#sysvar_log_replica_updates"},
 	{name: "transaction_write_set_extraction", removed: "8.3.0", instead: "nothing: write sets are always extracted with XXHASH64",
 		source: man84 + "mysql-nutshell.html"},

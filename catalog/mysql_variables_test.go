@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -280,6 +281,28 @@ func TestRestartNeedWithoutVersionAsBefore(t *testing.T) {
 		}
 		if got := RestartNeed(Target{}, n); got != want {
 			t.Errorf("unknown flavor %s: %s, want %s", n, got, want)
+		}
+	}
+}
+
+// docs/servers.md's per-version table lists every entry of the table, with
+// its page of the manual.
+func TestMySQLTableInDocs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../docs/servers.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, e := range mysqlVariables {
+		row := ""
+		for _, line := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(line, "| `"+e.name+"` |") {
+				row = line
+			}
+		}
+		if row == "" || !strings.Contains(row, "("+e.source+")") {
+			t.Errorf("docs/servers.md: no row for %s citing %s", e.name, e.source)
 		}
 	}
 }
