@@ -1,6 +1,11 @@
 package experiment
 
-import "benchmatrix/catalog"
+import (
+	"fmt"
+	"sort"
+
+	"benchmatrix/catalog"
+)
 
 // validateMySQL refuses, before anything starts, what the MySQL version
 // the plan targets cannot take (the sandbox's binary said which it is): a
@@ -55,4 +60,36 @@ func (d *decoder) validateMySQL(m *Manifest, t catalog.Target) {
 func IsServerVariable(name string) bool {
 	return name != "image" && !IsLimitKey(name) && !IsProfileKey(name) && !IsSLOKey(name) &&
 		!IsTopologyKey(name) && !RunnerKeys[name] && !IsWorkloadKey(name)
+}
+
+// deprecatedNotes name the variables the plan sets that the MySQL version
+// it targets has deprecated: still taken, but a later version may remove
+// them (catalog.MySQLLookup).
+func (p *Plan) deprecatedNotes() []string {
+	t := p.Target()
+	v, err := catalog.ParseMySQLVersion(t.Version)
+	if t.Flavor != catalog.MySQL || err != nil {
+		return nil
+	}
+	var params []Param
+	if p.Manifest != nil {
+		params = append(params, p.Manifest.Server.Config...)
+	}
+	for _, c := range p.Cells {
+		params = append(params, c.Server...)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, prm := range params {
+		n := catalog.VariableName(prm.Name)
+		if seen[n] || !IsServerVariable(prm.Name) {
+			continue
+		}
+		seen[n] = true
+		if s, err := catalog.MySQLLookup(v, n, ""); err == nil && s.Deprecated != "" {
+			out = append(out, fmt.Sprintf("note: %s is deprecated in MySQL %s (the server is %s): taken, but a later version may remove it", n, s.Deprecated, v))
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -105,12 +105,21 @@ func TestPlanPerMySQLVersion(t *testing.T) {
 		if err := p.WriteText(&out); err != nil || !strings.Contains(out.String(), "restarts as on mysql "+c.version+" (") {
 			t.Errorf("%s: the plan does not say the version: %v\n%s", name, err, out.String())
 		}
+		note := "note: innodb_log_file_size is deprecated in MySQL 8.0.30 (the server is " + c.version + ")"
+		if got, want := strings.Contains(out.String(), note), strings.HasPrefix(c.axis, "innodb_log_file_size") && atLeast(c.version, "8.0.30"); got != want {
+			t.Errorf("%s: the deprecation note printed: %v, want %v\n%s", name, got, want, out.String())
+		}
 	}
 	for v, l := range logs {
 		if b, err := os.ReadFile(l); err == nil {
 			t.Errorf("%s: the plan ran mysqld for more than --version: %s", v, b)
 		}
 	}
+}
+
+func atLeast(version, than string) bool {
+	v, err := catalog.ParseMySQLVersion(version)
+	return err == nil && v.AtLeast(than)
 }
 
 // MariaDB's plan is unchanged: the flavor from its binary, no version
