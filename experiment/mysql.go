@@ -25,7 +25,7 @@ func (d *decoder) validateMySQL(m *Manifest, t catalog.Target) {
 		return
 	}
 	check := func(key string, p Param) {
-		if !IsServerVariable(p.Name) {
+		if !isServerVariable(p.Name) {
 			return
 		}
 		if _, err := catalog.MySQLLookup(v, p.Name, p.Value); err != nil {
@@ -41,7 +41,7 @@ func (d *decoder) validateMySQL(m *Manifest, t catalog.Target) {
 		}
 	}
 	for _, ax := range m.Axes {
-		if !IsServerVariable(ax.Name) {
+		if !isServerVariable(ax.Name) {
 			continue
 		}
 		for _, val := range ax.Values {
@@ -55,9 +55,9 @@ func (d *decoder) validateMySQL(m *Manifest, t catalog.Target) {
 	}
 }
 
-// IsServerVariable reports whether a parameter is a server variable: not
+// isServerVariable reports whether a parameter is a server variable: not
 // a workload option, a runner, limit, profile, SLO or topology key.
-func IsServerVariable(name string) bool {
+func isServerVariable(name string) bool {
 	return name != "image" && !IsLimitKey(name) && !IsProfileKey(name) && !IsSLOKey(name) &&
 		!IsTopologyKey(name) && !RunnerKeys[name] && !IsWorkloadKey(name)
 }
@@ -82,7 +82,7 @@ func (p *Plan) deprecatedNotes() []string {
 	var out []string
 	for _, prm := range params {
 		n := catalog.VariableName(prm.Name)
-		if seen[n] || !IsServerVariable(prm.Name) {
+		if seen[n] || !isServerVariable(prm.Name) {
 			continue
 		}
 		seen[n] = true
