@@ -73,23 +73,23 @@ func Between(prev *Cell, c *Cell, need func(name string) catalog.Need) Change {
 	return ch
 }
 
-// ForFlavor is the plan with every cell's change computed for the flavor
-// the server turned out to be, so that the stored plan says what the run
-// does. The plan itself does not change.
-func (p *Plan) ForFlavor(flavor catalog.Flavor) *Plan {
-	if flavor == p.Flavor {
+// ForTarget is the plan with every cell's change computed for the flavor
+// and version the server turned out to be, so that the stored plan says
+// what the run does. The plan itself does not change.
+func (p *Plan) ForTarget(t catalog.Target) *Plan {
+	if t == p.Target() {
 		return p
 	}
 	q := *p
 	q.Cells = append([]Cell(nil), p.Cells...)
-	q.Flavor = flavor
+	q.Flavor, q.Version = t.Flavor, t.Version
 	q.computeChanges()
 	return &q
 }
 
 // computeChanges sets every cell's change with Between, in plan order.
 func (p *Plan) computeChanges() {
-	need := func(name string) catalog.Need { return catalog.RestartNeed(p.Flavor, name) }
+	need := func(name string) catalog.Need { return catalog.RestartNeed(p.Target(), name) }
 	for i := range p.Cells {
 		var prev *Cell
 		if i > 0 {

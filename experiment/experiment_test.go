@@ -390,8 +390,8 @@ func TestRestartDecisionsByFlavor(t *testing.T) {
 		if got := p.Cells[1].Change.Cost(); got != c.want {
 			t.Errorf("flavor %q: second cell costs %s, want %s", c.flavor, got, c.want)
 		}
-		if q := p.ForFlavor(catalog.MySQL); q.Cells[1].Change.Cost() != "restart" || p.Cells[1].Change.Cost() != c.want {
-			t.Errorf("ForFlavor: %s, and the original became %s", q.Cells[1].Change.Cost(), p.Cells[1].Change.Cost())
+		if q := p.ForTarget(catalog.Target{Flavor: catalog.MySQL}); q.Cells[1].Change.Cost() != "restart" || p.Cells[1].Change.Cost() != c.want {
+			t.Errorf("ForTarget: %s, and the original became %s", q.Cells[1].Change.Cost(), p.Cells[1].Change.Cost())
 		}
 	}
 }

@@ -54,6 +54,10 @@ type Plan struct {
 	// Flavor is the server flavor the changes were computed for; empty
 	// when it was not known (see Change.Depends).
 	Flavor catalog.Flavor `json:"flavor,omitempty"`
+	// Version is the MySQL version the changes were computed for (MySQL's
+	// restart rules are per version: catalog.RestartNeed); empty for
+	// MariaDB, and when it was not known.
+	Version string `json:"server_version,omitempty"`
 	// Cached are the data shapes (oltp.DataShape) the data cache already
 	// holds for this server binary, found before the run
 	// (runner.MarkCached): such a load is a restore, unless the server's
@@ -106,12 +110,12 @@ func matrixSize(m *Manifest) float64 {
 // once, then all cells again (A B C A B C), so that drift over time falls on
 // every cell alike. Within each round the order is grouped (fewest restarts
 // and reloads), as written, or shuffled with a recorded seed.
-func expand(m *Manifest, flavor catalog.Flavor) (*Plan, error) {
+func expand(m *Manifest, target catalog.Target) (*Plan, error) {
 	scenarios := m.Scenarios
 	if len(scenarios) == 0 {
 		scenarios = []Scenario{{}}
 	}
-	p := &Plan{Manifest: m, Order: m.Order, Seed: m.Seed, Flavor: flavor}
+	p := &Plan{Manifest: m, Order: m.Order, Seed: m.Seed, Flavor: target.Flavor, Version: target.Version}
 	seenCol := map[string]bool{}
 	addCol := func(n string) {
 		if !seenCol[n] {
@@ -326,12 +330,16 @@ func (p *Plan) restartKey(c Cell) string {
 
 // AtStart reports whether the plan sets a variable as a startup option
 // (with a restart between cells) rather than with SET GLOBAL: restart-only
-// on the plan's flavor, or on either flavor while the flavor is not known.
-// The runner decides with catalog.RestartNeed on the flavor the server
-// reports, and ForFlavor brings the plan in line when that differs.
+// on the plan's flavor and version, or on any of them while they are not
+// known. The runner decides with catalog.RestartNeed on the flavor and
+// version the server reports, and ForTarget brings the plan in line when
+// they differ.
 func (p *Plan) AtStart(name string) bool {
-	return catalog.RestartNeed(p.Flavor, name) != catalog.Dynamic
+	return catalog.RestartNeed(p.Target(), name) != catalog.Dynamic
 }
+
+// Target is the server the plan's changes were computed for.
+func (p *Plan) Target() catalog.Target { return catalog.TargetOf(p.Flavor, p.Version) }
 
 // Estimate is a rough wall time for the plan: warm-up and measurement of
 // every cell, plus restarts and loads at typical rates.

@@ -50,7 +50,10 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintln(w, p.untilText()) // until.go
 	}
 	if p.Flavor != "" {
-		fmt.Fprintf(w, "restarts as on %s (the server's flavor)\n", p.Flavor)
+		fmt.Fprintf(w, "restarts as on %s (the server's flavor)\n", p.Target())
+		for _, n := range p.deprecatedNotes() { // mysql.go
+			fmt.Fprintln(w, n)
+		}
 	} else {
 		fmt.Fprintln(w, "flavor not known before the server starts: restart? marks a restart that depends on it")
 	}

@@ -68,6 +68,10 @@ type Flags struct {
 	// starts (the sandbox's binary says); restart decisions are then exact,
 	// else variables restart-only on one flavor only depend on it.
 	Flavor catalog.Flavor
+	// Version is the server's version when it is known before the server
+	// starts (with Flavor): MySQL's restart rules and variables are per
+	// version, and a variable the version lacks is refused here.
+	Version string
 	// Columns are the intervals.csv columns benchmatrix writes itself (the
 	// workload's, the sampler's, the nodes'): runner.Resolve gives them, and
 	// an [[observe.metric]] may not take one of their names.
@@ -135,7 +139,11 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 	if len(d.problems) > 0 {
 		return nil, &Error{Path: m.Path, Problems: sortProblems(d.problems)}
 	}
-	plan, err := expand(&m, f.Flavor)
+	d.validateMySQL(&m, catalog.TargetOf(f.Flavor, f.Version)) // mysql.go
+	if len(d.problems) > 0 {
+		return nil, &Error{Path: m.Path, Problems: sortProblems(d.problems)}
+	}
+	plan, err := expand(&m, catalog.TargetOf(f.Flavor, f.Version))
 	if err != nil {
 		return nil, &Error{Path: m.Path, Problems: []Problem{expandProblem(d, err)}}
 	}

@@ -188,7 +188,7 @@ func (p *Plan) WithRounds(n int) (*Plan, error) {
 	}
 	m := *p.Manifest
 	m.Repeats, m.Seed = n, p.Seed
-	q, err := expand(&m, p.Flavor)
+	q, err := expand(&m, p.Target())
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func (r *Runner) restartNeed(name string) catalog.Need {
 	if r.readOnly[n] {
 		return catalog.Restart
 	}
-	return catalog.RestartNeed(r.flavor, n)
+	return catalog.RestartNeed(catalog.TargetOf(r.flavor, r.version), n)
 }
 
 // planned is the change the runner carries out before c: the plan's

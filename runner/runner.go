@@ -123,9 +123,10 @@ type Runner struct {
 	m    *experiment.Manifest
 	log  io.Writer
 
-	srv    server.Server
-	flavor catalog.Flavor
-	fresh  bool // the server was started for the next cell
+	srv     server.Server
+	flavor  catalog.Flavor
+	version string // the server's, for MySQL's per-version restart rules
+	fresh   bool   // the server was started for the next cell
 	// serverTime is the time spent starting and restarting servers.
 	serverTime time.Duration
 	image      string // the running server's image (docker)
@@ -339,9 +340,9 @@ func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
 	info := r.srv.Info()
 	run.Server = info
 	run.Host = hostFacts(info.Datadir)
-	if r.plan.Flavor != info.Flavor {
-		// The restart decisions as the run takes them, for this flavor.
-		r.plan = r.plan.ForFlavor(info.Flavor)
+	if t := catalog.TargetOf(info.Flavor, info.Version); r.plan.Target() != t {
+		// The restart decisions as the run takes them, for this server.
+		r.plan = r.plan.ForTarget(t)
 		run.Plan = experiment.PlanRecord(r.plan.Cells)
 	}
 	if err := r.verifyStartup(ctx); err != nil {
@@ -445,7 +446,7 @@ func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	r.srv, r.image, r.loaded, r.loadedOpts, r.fresh = srv, c.Image, "", nil, true
 	r.topo = c.Topology.Key() // topology.go
 	info := srv.Info()
-	r.flavor = info.Flavor
+	r.flavor, r.version = info.Flavor, info.Version
 	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
 	return r.createSchema(ctx)
 }
@@ -560,7 +561,7 @@ func (r *Runner) startupFor(c experiment.Cell) []server.Setting {
 // to SET as read-only although the catalogue did not list them.
 func (r *Runner) needsRestart(name string) bool {
 	n := catalog.VariableName(name)
-	return r.readOnly[n] || catalog.RestartNeed(r.flavor, n) != catalog.Dynamic
+	return r.readOnly[n] || catalog.RestartNeed(catalog.TargetOf(r.flavor, r.version), n) != catalog.Dynamic
 }
 
 func (r *Runner) openDB(dbName string) *sql.DB {

@@ -34,16 +34,18 @@ type Request struct {
 }
 
 // Resolve is the one resolution both `plan` and `run` use: the manifest for
-// its provider, with the flags, the flavor asked of the provider where it
-// can tell before starting (the sandbox runs its binary's --version), so
-// that the plan's restart decisions are the run's.
+// its provider, with the flags, the flavor and version asked of the
+// provider where it can tell before starting (the sandbox runs its
+// binary's --version), so that the plan's restart decisions are the run's
+// and a variable the version lacks is refused before anything starts.
 func Resolve(ctx context.Context, m *experiment.Manifest, f experiment.Flags) (*experiment.Plan, error) {
 	if f.Flavor == "" {
 		spec := server.Spec{Provider: m.Server.Provider, Binary: m.Server.Binary, Image: m.Server.Image}
 		if f.Provider != "" {
 			spec.Provider = catalog.ProviderName(f.Provider)
 		}
-		f.Flavor = server.FlavorBeforeStart(ctx, spec)
+		t := server.TargetBeforeStart(ctx, spec)
+		f.Flavor, f.Version = t.Flavor, t.Version
 	}
 	f.Columns = append(append(append([]string(nil), results.IntervalColumns...), observe.Columns()...), slices.Sorted(maps.Keys(observe.NodeColumnDocs()))...)
 	p, err := experiment.Resolve(m, f)

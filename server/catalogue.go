@@ -13,7 +13,8 @@ const (
 	MySQL   = catalog.MySQL
 )
 
-// restartOnly is the catalogue's verdict for a flavor the server has told.
-func restartOnly(f Flavor, name string) bool {
-	return catalog.RestartNeed(f, name) == catalog.Restart
+// restartOnly is the catalogue's verdict for the flavor and version the
+// server has told (MySQL's rules are per version).
+func restartOnly(f Flavor, version, name string) bool {
+	return catalog.RestartNeed(catalog.TargetOf(f, version), name) == catalog.Restart
 }

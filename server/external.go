@@ -163,7 +163,7 @@ func (e *External) Restart(ctx context.Context, startup []Setting) error {
 	}
 	var dynamic []Setting
 	for _, s := range startup {
-		if !restartOnly(e.flavor, s.Name) {
+		if !restartOnly(e.flavor, e.ver, s.Name) {
 			dynamic = append(dynamic, Setting{Name: s.Name, Value: startupValue(s)})
 		}
 	}
@@ -194,7 +194,7 @@ func (e *External) Restart(ctx context.Context, startup []Setting) error {
 func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
 	var names []string
 	for _, s := range startup {
-		if restartOnly(e.flavor, s.Name) {
+		if restartOnly(e.flavor, e.ver, s.Name) {
 			names = append(names, catalog.VariableName(s.Name))
 		}
 	}
@@ -209,7 +209,7 @@ func (e *External) VerifyStartup(ctx context.Context, startup []Setting) error {
 	var errs []error
 	for _, s := range startup {
 		name := catalog.VariableName(s.Name)
-		if !restartOnly(e.flavor, name) {
+		if !restartOnly(e.flavor, e.ver, name) {
 			continue
 		}
 		v, ok := cur[name]

@@ -32,8 +32,9 @@ import (
 //   - the X plugin is turned off (--mysqlx=OFF) on 8.0+, where it is on
 //     by default (5.7 does not load it);
 //   - variables are given under the name the version has (the replica
-//     renames of 8.0.26, catalog.MySQLName), and one the version does not
-//     have is refused naming what to set instead.
+//     renames of 8.0.26, catalog.MySQLLookup), and one the version does not
+//     have is refused naming what to set instead; the plan refuses it
+//     already, from the binary's --version (catalog.MySQLLookup too).
 
 // mysqlInitFile is the init file's name in the sandbox's directory.
 const mysqlInitFile = "mysql-init.sql"
@@ -140,9 +141,10 @@ func (s *Sandbox) mysqlPrepare() error {
 	return os.WriteFile(filepath.Join(s.dir, mysqlInitFile), []byte(mysqlInitSQL), 0o644)
 }
 
-// MySQLStartup renames the settings for a MySQL version (catalog.MySQLName)
-// and refuses those it does not have, naming each; other flavors' settings
-// are returned as they are.
+// MySQLStartup renames the settings for a MySQL version
+// (catalog.MySQLLookup, the table the plan decided with) and refuses those
+// it does not have or whose value it does not accept, naming each; other
+// flavors' settings are returned as they are.
 func MySQLStartup(f Flavor, version string, settings []Setting) ([]Setting, error) {
 	if f != MySQL {
 		return settings, nil
@@ -159,11 +161,12 @@ func MySQLStartup(f Flavor, version string, settings []Setting) ([]Setting, erro
 		if loose {
 			name = name[len("loose_"):]
 		}
-		n, err := catalog.MySQLName(v, name)
+		ms, err := catalog.MySQLLookup(v, name, st.Value)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
+		n := ms.Name
 		if loose {
 			n = "loose_" + n
 		}

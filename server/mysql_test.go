@@ -337,3 +337,55 @@ func TestDockerMySQLImageVersion(t *testing.T) {
 		t.Errorf("MariaDB: %v", err)
 	}
 }
+
+// A value the version does not accept is refused at start as well (the
+// Docker provider learns the version only from the server or the tag).
+func TestMySQLStartupValues(t *testing.T) {
+	t.Parallel()
+	_, err := MySQLStartup(MySQL, "8.0.20", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}})
+	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "innodb_doublewrite = DETECT_ONLY is accepted from MySQL 8.0.30 on (the server is 8.0.20)") {
+		t.Errorf("8.0.20 DETECT_ONLY: %v", err)
+	}
+	got, err := MySQLStartup(MySQL, "8.0.36", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}, {Name: "tx_isolation", Value: "READ-COMMITTED"}})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint([]Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}, {Name: "transaction_isolation", Value: "READ-COMMITTED"}}) {
+		t.Errorf("8.0.36: %v %v", got, err)
+	}
+}
+
+// A binary's --version runs once per binary file: asked again, the answer
+// is remembered; the file replaced (another version), it is asked again.
+func TestDetectBinaryOncePerFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin, calls := filepath.Join(dir, "mysqld"), filepath.Join(dir, "calls")
+	write := func(version string) {
+		s := fmt.Sprintf("#!/bin/sh\necho x >> %q\necho \"$0  Ver %s for Linux on x86_64 (MySQL Community Server - GPL)\"\n", calls, version)
+		if err := os.WriteFile(bin+".new", []byte(s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(bin+".new", bin); err != nil { // a new inode, as an upgrade makes
+			t.Fatal(err)
+		}
+	}
+	count := func() int {
+		b, _ := os.ReadFile(calls)
+		return strings.Count(string(b), "x")
+	}
+	ctx := context.Background()
+	write("8.0.36")
+	for range 3 {
+		if b, err := DetectBinary(ctx, bin); err != nil || b.Version != "8.0.36" {
+			t.Fatalf("%+v %v", b, err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Errorf("--version ran %d times for one binary, want 1", n)
+	}
+	write("8.4.3")
+	if b, err := DetectBinary(ctx, bin); err != nil || b.Version != "8.4.3" {
+		t.Fatalf("replaced binary: %+v %v", b, err)
+	}
+	if n := count(); n != 2 {
+		t.Errorf("--version ran %d times in all, want 2", n)
+	}
+}

@@ -37,8 +37,9 @@ type implementation struct {
 	// check, if set, finds what would make the start fail, before
 	// anything is started (a missing binary, an unusable TMPDIR).
 	check func(s Spec) error
-	// flavor, if set, tells the server's flavor before starting one.
-	flavor func(ctx context.Context, s Spec) catalog.Flavor
+	// target, if set, tells the server's flavor and version before
+	// starting one.
+	target func(ctx context.Context, s Spec) catalog.Target
 	// zero is a nil value of the provider's type, for the conformance test.
 	zero Server
 }
@@ -55,7 +56,7 @@ var implementations = map[catalog.ProviderName]implementation{
 			RemoveStale(s.TempDir, report)
 			RemoveStaleCgroups(report)
 		},
-		flavor: sandboxFlavor,
+		target: sandboxTarget,
 		check: func(s Spec) error {
 			if _, err := FindBinary(s.Binary); err != nil {
 				return err
@@ -110,27 +111,28 @@ func Sweep(ctx context.Context, s Spec, report func(what string)) {
 	}
 }
 
-// FlavorBeforeStart is the flavor a provider's server will be, when the
-// provider can tell without starting one (the sandbox asks its binary's
-// --version); empty when it cannot (a Docker image, an external server),
-// or on any error: the plan then marks the restarts that depend on it.
-func FlavorBeforeStart(ctx context.Context, s Spec) catalog.Flavor {
-	if impl, ok := implementations[s.Provider]; ok && impl.flavor != nil {
-		return impl.flavor(ctx, s)
+// TargetBeforeStart is the flavor and version a provider's server will
+// be, when the provider can tell without starting one (the sandbox asks
+// its binary's --version, once per binary); zero when it cannot (a Docker
+// image, an external server), or on any error: the plan then marks the
+// restarts that depend on it, and the start says what is wrong.
+func TargetBeforeStart(ctx context.Context, s Spec) catalog.Target {
+	if impl, ok := implementations[s.Provider]; ok && impl.target != nil {
+		return impl.target(ctx, s)
 	}
-	return ""
+	return catalog.Target{}
 }
 
-func sandboxFlavor(ctx context.Context, s Spec) catalog.Flavor {
+func sandboxTarget(ctx context.Context, s Spec) catalog.Target {
 	path, err := FindBinary(s.Binary)
 	if err != nil {
-		return ""
+		return catalog.Target{}
 	}
 	b, err := DetectBinary(ctx, path)
 	if err != nil {
-		return ""
+		return catalog.Target{}
 	}
-	return b.Flavor
+	return catalog.TargetOf(b.Flavor, b.Version)
 }
 
 // Check finds, before anything starts, what would make the provider fail to

@@ -126,13 +126,22 @@ type Binary struct {
 	Version string // e.g. 10.11.19-MariaDB-0+deb12u1
 }
 
-// DetectBinary runs `BIN --version` and reads the flavor and version.
+// DetectBinary runs `BIN --version` and reads the flavor and version,
+// once per binary file (detect_cache.go).
 func DetectBinary(ctx context.Context, path string) (Binary, error) {
+	key, ok := keyOf(path)
+	if b, found := detected.Load(key); ok && found {
+		return b.(Binary), nil
+	}
 	out, err := exec.CommandContext(ctx, path, "--no-defaults", "--version").CombinedOutput()
 	if err != nil {
 		return Binary{}, fmt.Errorf("%s --version: %v: %s", path, err, strings.TrimSpace(string(out)))
 	}
-	return parseVersionLine(path, string(out))
+	b, err := parseVersionLine(path, string(out))
+	if err == nil && ok {
+		detected.Store(key, b)
+	}
+	return b, err
 }
 
 func parseVersionLine(path, out string) (Binary, error) {

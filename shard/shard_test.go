@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 )
@@ -231,7 +232,7 @@ func TestAssignRefuses(t *testing.T) {
 func TestPlanHash(t *testing.T) {
 	p := plan(t, manifest(2, ""))
 	h := PlanHash(p)
-	if PlanHash(p.ForFlavor("mysql")) != h {
+	if PlanHash(p.ForTarget(catalog.Target{Flavor: "mysql"})) != h {
 		t.Error("the hash depends on the flavor's restart decisions")
 	}
 	q := plan(t, strings.Replace(manifest(2, ""), `duration = "10s"`, `duration = "11s"`, 1))
