@@ -123,6 +123,9 @@ type Cluster struct {
 	// than the nodes given).
 	existing bool
 	size     int
+
+	// groupVersion is a group's MySQL version, once checked (group.go).
+	groupVersion *catalog.MySQLVersion
 }
 
 var _ interface {
