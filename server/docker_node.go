@@ -132,7 +132,7 @@ type DockerNetwork struct {
 	// "" when the engine did not say.
 	Subnet string
 	pool   poolClient
-	reaper   *reaper
+	reaper *reaper
 }
 
 type poolClient interface {

@@ -72,6 +72,12 @@ func (group) checkExisting(ctx context.Context, c *Cluster, log io.Writer) error
 }
 func (group) refreshJoin(*Cluster, *Node) {}
 
+// check refuses what cannot run a group before the network or any node.
+func (group) check(ctx context.Context, c *Cluster) error {
+	_, err := c.needsGroup(ctx)
+	return err
+}
+
 // rejoined: a member started again joins the running group (its recovery
 // credentials are in its datadir) and must be ONLINE again.
 func (group) rejoined(ctx context.Context, c *Cluster, n *Node) error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -131,9 +132,10 @@ func leftNothing(t *testing.T) {
 
 var groupTop = experiment.Topology{Kind: catalog.TopologyGroup, Nodes: 3, Mode: catalog.GroupSinglePrimary}
 
-// The project's MariaDB image and a MySQL image without the plugin are
-// refused before any member starts (exit 2), naming [server] image and
-// what is missing; the probe's container and the network are gone.
+// The project's MariaDB image, a MySQL image without the plugin and an
+// image not loaded are refused before the network or any member is
+// created (exit 2), naming [server] image and what is missing; the
+// probe's container is gone.
 func TestGroupDockerRefusesImages(t *testing.T) {
 	needDocker(t)
 	noPlugin := fakeMySQLImage(t, false)
@@ -143,8 +145,12 @@ func TestGroupDockerRefusesImages(t *testing.T) {
 		{"benchmatrix-test/no-such-image:1", `[server] image = "benchmatrix-test/no-such-image:1": docker image benchmatrix-test/no-such-image:1 is not present and benchmatrix never pulls; load it first`},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		_, err := Open(ctx, Config{Topology: groupTop, Provider: catalog.Docker, Image: c.image})
+		var log bytes.Buffer
+		_, err := Open(ctx, Config{Topology: groupTop, Provider: catalog.Docker, Image: c.image, Log: &log})
 		cancel()
+		if strings.Contains(log.String(), "private network") {
+			t.Errorf("%s: a network was created before the refusal: %s", c.image, log.String())
+		}
 		if err == nil {
 			t.Fatalf("%s: a group was opened", c.image)
 		}
@@ -203,7 +209,7 @@ func TestGroupDockerMembersOfAFakeMySQL(t *testing.T) {
 	image := fakeMySQLImage(t, true)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	cfg := Config{Topology: groupTop, Provider: catalog.Docker, Image: image, ReadyTimeout: 3 * time.Minute,
+	cfg := Config{Topology: groupTop, Provider: catalog.Docker, Image: image, ReadyTimeout: 3 * time.Minute, Log: io.Discard,
 		Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}, {Name: "log_slave_updates", Value: "ON"}}}
 
 	// The steps of Open, one at a time.
