@@ -24,7 +24,9 @@ import (
 // `mysqld --version` (mariadbd when there is no mysqld), reads the plugin
 // directory from `mysqld --verbose --help` (what the official images' own
 // documentation runs to list the options; the option files are read as the
-// server will read them) and lists that directory. Nothing of the image is
+// server will read them; if it names none, the official images' and
+// Debian's directories, /usr/lib64/mysql/plugin or /usr/lib/mysql/plugin)
+// and lists that directory. Nothing of the image is
 // run but its server binary's help and the shell's ls: no datadir, no
 // entrypoint, no network.
 
@@ -35,9 +37,11 @@ type DockerImage struct {
 	// (mysqld or mariadbd), Flavor and Version from its --version.
 	Server Binary
 	// PluginDir is the server's plugin directory ("" when its --verbose
-	// --help did not say), Plugins the shared objects in it.
-	PluginDir string
-	Plugins   []string
+	// --help did not say and no usual one exists; PluginDirGuessed when
+	// it did not say), Plugins the shared objects in it.
+	PluginDir        string
+	PluginDirGuessed bool
+	Plugins          []string
 }
 
 // HasPlugin reports whether the plugin directory holds name (e.g.
@@ -63,6 +67,11 @@ done
 echo "server: $bin"
 echo "version: $("$bin" --version 2>/dev/null | head -n 1)"
 dir=$("$bin" --verbose --help 2>/dev/null | awk '$1 == "plugin-dir" { print $2; exit }')
+if [ -z "$dir" ]; then
+	for d in /usr/lib64/mysql/plugin /usr/lib/mysql/plugin; do
+		if [ -d "$d" ]; then dir=$d; echo "plugin-dir-guessed: yes"; break; fi
+	done
+fi
 echo "plugin-dir: $dir"
 if [ -n "$dir" ] && [ -d "$dir" ]; then
 	for f in "$dir"/*.so; do [ -e "$f" ] && echo "plugin: ${f##*/}"; done
@@ -136,6 +145,8 @@ func parseDockerProbe(img DockerImage, out string) (DockerImage, error) {
 		switch {
 		case strings.HasPrefix(line, "server: "):
 			img.Server.Path = strings.TrimPrefix(line, "server: ")
+		case line == "plugin-dir-guessed: yes":
+			img.PluginDirGuessed = true
 		case strings.HasPrefix(line, "plugin-dir: "):
 			img.PluginDir = strings.TrimPrefix(line, "plugin-dir: ")
 		case strings.HasPrefix(line, "plugin: "):

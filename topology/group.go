@@ -258,8 +258,11 @@ func (c *Cluster) needsGroupImage(ctx context.Context) (catalog.MySQLVersion, er
 		return v, exitcode.UsageError(fmt.Errorf("[topology] kind = %q: [server] image = %q: MySQL %s has no group replication (5.7.17 and later)", k.Name, image, v))
 	}
 	if !img.HasPlugin(groupPlugin) {
-		where := "its server's --verbose --help names no plugin directory"
-		if img.PluginDir != "" {
+		where := "its server's --verbose --help names no plugin directory, and it has neither /usr/lib64/mysql/plugin nor /usr/lib/mysql/plugin"
+		switch {
+		case img.PluginDirGuessed:
+			where = fmt.Sprintf("its server's --verbose --help names no plugin directory, and %s has no %s", img.PluginDir, groupPlugin)
+		case img.PluginDir != "":
 			where = fmt.Sprintf("its plugin directory %s has no %s", img.PluginDir, groupPlugin)
 		}
 		return v, exitcode.UsageError(fmt.Errorf("[topology] kind = %q: [server] image = %q (%s %s) has no group replication plugin: %s", k.Name, image, bin.Flavor, bin.Version, where))
