@@ -55,6 +55,18 @@ type DockerConfig struct {
 	// (docker_node.go): the container runs on it alone, its port published
 	// on a fixed host port.
 	Network *DockerNetwork
+	// Hostname is the container's host name (a topology's node name): on
+	// its private network the other nodes reach it by that name (Docker's
+	// embedded DNS), whatever address its container has; it is also the
+	// server's @@hostname. Empty: Docker's (the container's short id).
+	Hostname string
+	// MySQLVersion is the version of the image's MySQL server when known
+	// before it runs (InspectDockerImage): the variable names of its first
+	// start (mysql.go); afterwards the running server's own.
+	MySQLVersion string
+	// Env is more environment for the image's entrypoint (never a secret:
+	// the password has its own field).
+	Env []string
 }
 
 // Docker labels: the owner's process id and host let RemoveStaleContainers
@@ -139,6 +151,11 @@ type ImageMissingError struct{ Image string }
 func (e *ImageMissingError) ExitCode() int { return exitcode.Usage }
 
 func (e *ImageMissingError) Error() string {
+	if repo, _ := splitImage(e.Image); repo != "benchmatrix/mariadb" {
+		// Someone else's image (mysql:8.4): only the user can bring it.
+		return fmt.Sprintf("docker image %s is not present and benchmatrix never pulls; load it first "+
+			"(docker pull %s, or docker load -i a saved image)", e.Image, e.Image)
+	}
 	return fmt.Sprintf("docker image %s is not present and benchmatrix never pulls; build it with `make docker-image` "+
 		"(scripts/build-mariadb-image.sh %s)", e.Image, e.Image)
 }
@@ -209,6 +226,9 @@ func StartDocker(ctx context.Context, cfg DockerConfig) (_ *Docker, err error) {
 	_, _ = RemoveStaleContainers(ctx)
 
 	d := &Docker{cfg: cfg, repo: repo, tag: tag, pool: pool, password: cfg.Password, host: "127.0.0.1"}
+	if cfg.MySQLVersion != "" {
+		d.flavor, d.version = MySQL, cfg.MySQLVersion
+	}
 	if d.password == "" {
 		b := make([]byte, 18)
 		if _, err := rand.Read(b); err != nil {
@@ -286,12 +306,13 @@ func (d *Docker) launch(ctx context.Context, startup []Setting) error {
 	hostname, _ := os.Hostname()
 	opts := &dockertest.RunOptions{
 		Name:       fmt.Sprintf("benchmatrix-%d-%d", os.Getpid(), dockerSeq.Add(1)),
+		Hostname:   d.cfg.Hostname,
 		Repository: d.repo,
 		Tag:        d.tag,
-		Env: []string{
+		Env: append([]string{
 			"MARIADB_ROOT_PASSWORD=" + d.password,
 			"MYSQL_ROOT_PASSWORD=" + d.password, // for official mysql images
-		},
+		}, d.cfg.Env...),
 		Cmd:          cmd,
 		Mounts:       []string{d.dir + ":/var/lib/mysql"},
 		ExposedPorts: []string{"3306/tcp"},
@@ -591,7 +612,7 @@ func (c DockerConfig) String() string {
 	if c.Password != "" {
 		pw = "********"
 	}
-	return fmt.Sprintf("{Image:%s Startup:%v Password:%s ReadyTimeout:%s Tmpfs:%v}", c.Image, c.Startup, pw, c.ReadyTimeout, c.Tmpfs)
+	return fmt.Sprintf("{Image:%s Startup:%v Password:%s ReadyTimeout:%s Tmpfs:%v Hostname:%s}", c.Image, c.Startup, pw, c.ReadyTimeout, c.Tmpfs, c.Hostname)
 }
 
 // Restart implements Server: a clean shutdown of mysqld, then a new
@@ -785,3 +806,8 @@ func removingElsewhere(err error) bool {
 	var apiErr *dc.Error
 	return errors.As(err, &apiErr) && (apiErr.Status == 404 || (apiErr.Status == 409 && strings.Contains(apiErr.Message, "already in progress")))
 }
+
+// HidePassword makes sure err's text never shows password (a statement
+// that carries it, echoed in a server's syntax error); errors.As and
+// errors.Is still see the original.
+func HidePassword(err error, password string) error { return hidePassword(err, password) }

@@ -115,14 +115,24 @@ func (d *Docker) Reconnect() error {
 	if d.PrivateIP() != "" {
 		return nil
 	}
-	return d.pool.Client.ConnectNetwork(d.cfg.Network.ID, dc.NetworkConnectionOptions{Container: id})
+	opts := dc.NetworkConnectionOptions{Container: id}
+	if d.cfg.Hostname != "" {
+		// The node's name on the network, as at its start (Docker derives
+		// it from the host name on create; said here so that a reconnect
+		// cannot lose it).
+		opts.EndpointConfig = &dc.EndpointConfig{Aliases: []string{d.cfg.Hostname}}
+	}
+	return d.pool.Client.ConnectNetwork(d.cfg.Network.ID, opts)
 }
 
 // DockerNetwork is a private network for one cluster's containers.
 type DockerNetwork struct {
 	ID, Name string
-	pool     poolClient
-	reaper   *reaper
+	// Subnet is the network's address range as CIDR (172.18.0.0/16),
+	// "" when the engine did not say.
+	Subnet string
+	pool   poolClient
+	reaper *reaper
 }
 
 type poolClient interface {
@@ -152,7 +162,15 @@ func CreateDockerNetwork(ctx context.Context) (*DockerNetwork, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create docker network %s: %w", name, err)
 	}
-	return &DockerNetwork{ID: n.ID, Name: name, pool: pool.Client, reaper: startNetworkReaper(n.ID)}, nil
+	nw := &DockerNetwork{ID: n.ID, Name: name, pool: pool.Client, reaper: startNetworkReaper(n.ID)}
+	if info, err := pool.Client.NetworkInfo(n.ID); err == nil {
+		for _, c := range info.IPAM.Config {
+			if nw.Subnet == "" && strings.Contains(c.Subnet, ".") { // IPv4
+				nw.Subnet = c.Subnet
+			}
+		}
+	}
+	return nw, nil
 }
 
 // Remove removes the network (its containers must be gone).

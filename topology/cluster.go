@@ -69,6 +69,12 @@ type kind interface {
 	caughtUp(ctx context.Context, c *Cluster, n *Node, db *sql.DB, target string, timeout time.Duration) error
 }
 
+// checker is a kind that checks what its nodes would run before anything
+// is created (group.go: a MySQL binary or image with the plugin).
+type checker interface {
+	check(ctx context.Context, c *Cluster) error
+}
+
 // kinds is every topology kind, by name.
 var kinds = map[string]kind{
 	catalog.TopologySingle:   single{},
@@ -123,6 +129,9 @@ type Cluster struct {
 	// than the nodes given).
 	existing bool
 	size     int
+
+	// groupVersion is a group's MySQL version, once checked (group.go).
+	groupVersion *catalog.MySQLVersion
 }
 
 var _ interface {
@@ -151,6 +160,12 @@ func Open(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 	}()
 	if c.kind, err = kindOf(cfg.Topology); err != nil {
 		return nil, err
+	}
+	if k, ok := c.kind.(checker); ok {
+		// Before the network: a refusal leaves nothing to remove.
+		if err = k.check(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	if err = c.openDocker(ctx); err != nil { // docker.go
 		return nil, err

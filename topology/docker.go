@@ -25,6 +25,9 @@ import (
 // while each Galera node takes its own address from its one interface
 // (wsrep_node_address unset) and uses the default ports inside its
 // container for group communication (4567), IST (4568) and SST (4444).
+// Each container's host name is its node's name, by which the others
+// also reach it on the network (a MySQL group's addresses, group.go), and
+// which stays the same across the node's containers.
 // disconnect and reconnect events are docker network disconnect/connect.
 
 // nodeServer is what a node runs on: a sandbox or a container.
@@ -45,6 +48,10 @@ type dockerCluster struct {
 	net      *server.DockerNetwork
 	password string            // never print it
 	lastIP   map[string]string // node name: its last address on the network
+	// mysqlVersion and env are the image's MySQL version and more
+	// environment for its entrypoint, when the kind found them (group.go).
+	mysqlVersion string
+	env          []string
 }
 
 func (c *Cluster) isDocker() bool { return c.cfg.Provider == catalog.Docker }
@@ -80,7 +87,8 @@ func (d *dockerCluster) remove() error {
 // startContainer starts node n as a container on the private network.
 func (c *Cluster) startContainer(ctx context.Context, n *Node) error {
 	d, err := server.StartDocker(ctx, server.DockerConfig{Image: c.cfg.Image, Startup: append(c.Startup(), n.opts...),
-		Password: c.docker.password, ReadyTimeout: c.cfg.ReadyTimeout, Network: c.docker.net})
+		Password: c.docker.password, ReadyTimeout: c.cfg.ReadyTimeout, Network: c.docker.net,
+		Hostname: n.Name, MySQLVersion: c.docker.mysqlVersion, Env: c.docker.env})
 	if err != nil {
 		return fmt.Errorf("%s (%s): %w", n.Name, n.Role, err)
 	}

@@ -24,23 +24,40 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/group-replicatio
 // it), and the facts from MySQL's documentation checked one by one below,
 // so that a change to the golden file must still agree with them.
 func TestGroupOptionsAndStatements(t *testing.T) {
-	cases := []struct{ version, mode string }{
-		{"5.7.44", catalog.GroupSinglePrimary},
-		{"8.0.36", catalog.GroupSinglePrimary},
-		{"8.0.20", catalog.GroupMultiPrimary},
-		{"8.4.3", catalog.GroupMultiPrimary},
+	cases := []struct {
+		version, mode string
+		docker        bool
+	}{
+		{"5.7.44", catalog.GroupSinglePrimary, false},
+		{"8.0.36", catalog.GroupSinglePrimary, false},
+		{"8.0.20", catalog.GroupMultiPrimary, false},
+		{"8.4.3", catalog.GroupMultiPrimary, false},
+		{"5.7.44", catalog.GroupSinglePrimary, true},
+		{"8.4.3", catalog.GroupSinglePrimary, true},
 	}
 	var b strings.Builder
-	seeds := []string{"127.0.0.1:33061", "127.0.0.1:33062", "127.0.0.1:33063"}
 	for _, c := range cases {
 		v, err := catalog.ParseMySQLVersion(c.version)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := groupMember{version: v, mode: c.mode, name: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"}
-		fmt.Fprintf(&b, "## MySQL %s, %s\n", c.version, c.mode)
+		// On sandboxes: loopback ports, no password. In containers: the
+		// members by name on the private network (the test's subnet and
+		// password stand for the run's).
+		seeds := []string{"127.0.0.1:33061", "127.0.0.1:33062", "127.0.0.1:33063"}
+		local := func(id int) string { return fmt.Sprintf("127.0.0.1:%d", 33060+id) }
+		report := func(int) string { return "127.0.0.1" }
+		allow, password, where := "127.0.0.1", "", "sandboxes"
+		if c.docker {
+			seeds = []string{"node1:33061", "node2:33061", "node3:33061"}
+			local = func(id int) string { return fmt.Sprintf("node%d:33061", id) }
+			report = func(id int) string { return fmt.Sprintf("node%d", id) }
+			allow, password, where = "172.18.0.0/16", "0123456789abcdef", "docker"
+		}
+		m := groupMember{version: v, mode: c.mode, name: "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", password: password}
+		fmt.Fprintf(&b, "## MySQL %s, %s, %s\n", c.version, c.mode, where)
 		for id := 1; id <= 3; id++ {
-			opts := m.options(id, 33060+id, seeds)
+			opts := m.options(id, groupAddress{local: local(id), seeds: seeds, allow: allow, report: report(id)})
 			got := map[string]string{}
 			var flags []string
 			for _, o := range opts {
@@ -54,8 +71,13 @@ func TestGroupOptionsAndStatements(t *testing.T) {
 			want := map[string]string{"gtid_mode": "ON", "enforce_gtid_consistency": "ON", "binlog_format": "ROW",
 				"plugin_load_add": "group_replication.so", "group_replication_start_on_boot": "OFF",
 				"group_replication_bootstrap_group": "OFF", "server_id": fmt.Sprint(id),
-				"group_replication_local_address": fmt.Sprintf("127.0.0.1:%d", 33060+id),
-				"group_replication_group_seeds":   strings.Join(seeds, ","), "report_host": "127.0.0.1"}
+				"group_replication_local_address": local(id),
+				"group_replication_group_seeds":   strings.Join(seeds, ","), "report_host": report(id)}
+			if v.AtLeast("8.0.22") {
+				want["group_replication_ip_allowlist"] = allow
+			} else {
+				want["group_replication_ip_whitelist"] = allow
+			}
 			if v.AtLeast("8.0.26") {
 				want["log_replica_updates"] = "ON"
 			} else {
@@ -102,7 +124,8 @@ func TestGroupOptionsAndStatements(t *testing.T) {
 		if v.AtLeast("8.0.23") {
 			wantCreds = "CHANGE REPLICATION SOURCE TO" // CHANGE MASTER is gone in 8.4
 		}
-		if !strings.HasPrefix(first[0], wantCreds) || !strings.HasSuffix(first[0], "FOR CHANNEL 'group_replication_recovery'") {
+		if !strings.HasPrefix(first[0], wantCreds) || !strings.HasSuffix(first[0], "FOR CHANNEL 'group_replication_recovery'") ||
+			!strings.Contains(first[0], "PASSWORD = '"+password+"'") || first[0] != other[0] {
 			t.Errorf("%s recovery credentials: %q", c.version, first[0])
 		}
 	}
@@ -125,7 +148,9 @@ func TestGroupOptionsAndStatements(t *testing.T) {
 }
 
 // Members as replication_group_members lists them (rows as in MySQL's
-// documentation): ONLINE when the node itself and every member are.
+// documentation): ONLINE when the node itself (by its server_uuid, the
+// MEMBER_ID: in containers every member reports port 3306) and every
+// member are.
 func TestGroupOnlineFromMembersTable(t *testing.T) {
 	t.Parallel()
 	m := func(port int, state string) GroupMember {
@@ -143,9 +168,11 @@ func TestGroupOnlineFromMembersTable(t *testing.T) {
 		{"not started", nil, false, "no member listed (group replication not started)"},
 		{"itself offline", []GroupMember{m(4410, "OFFLINE")}, false, "0 of 3 members ONLINE (127.0.0.1:4410 OFFLINE)"},
 		{"too few", []GroupMember{m(4410, "ONLINE"), m(4420, "ONLINE")}, false, "2 of 3 members ONLINE (127.0.0.1:4410 ONLINE, 127.0.0.1:4420 ONLINE)"},
+		{"itself not listed", []GroupMember{m(4420, "ONLINE"), m(4430, "ONLINE"), m(4440, "ONLINE")}, false,
+			"3 of 3 members ONLINE (127.0.0.1:4420 ONLINE, 127.0.0.1:4430 ONLINE, 127.0.0.1:4440 ONLINE)"},
 	}
 	for _, c := range cases {
-		ok, why := onlineIn(c.members, 4410, 3)
+		ok, why := onlineIn(c.members, "uuid-4410", 3)
 		if ok != c.want || why != c.why {
 			t.Errorf("%s: %v %q, want %v %q", c.name, ok, why, c.want, c.why)
 		}
@@ -154,8 +181,8 @@ func TestGroupOnlineFromMembersTable(t *testing.T) {
 
 // A group needs MySQL's own server: refused, before any node starts and
 // with nothing left behind, with a message naming what is missing, for
-// MariaDB's server, a MySQL without group replication, a MySQL tarball
-// without the plugin, and the docker provider.
+// MariaDB's server, a MySQL without group replication and a MySQL tarball
+// without the plugin (on docker: group_docker_test.go).
 func TestGroupRefusedWithoutMySQL(t *testing.T) {
 	dir := t.TempDir()
 	fake := func(version string, plugin bool) string {
@@ -214,17 +241,6 @@ func TestGroupRefusedWithoutMySQL(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 		})
-	}
-}
-
-// On docker: refused by the kind itself, before the network or any
-// container (needsGroup is what open asks first).
-func TestGroupRefusedOnDocker(t *testing.T) {
-	t.Parallel()
-	c := &Cluster{cfg: Config{Provider: catalog.Docker, Topology: experiment.Topology{Kind: catalog.TopologyGroup, Nodes: 3}}}
-	_, err := c.needsGroup(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "group replication in containers is not built yet") || exitcode.Of(err) != exitcode.Usage {
-		t.Fatalf("got %v", err)
 	}
 }
 
