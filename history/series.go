@@ -267,6 +267,7 @@ func (s *Store) Remove(ctx context.Context, id string) (string, error) {
 		return "", exitcode.UsageError(fmt.Errorf("history rm %s: ambiguous, it starts %s", id, strings.Join(ids, ", ")))
 	}
 	for _, q := range []string{
+		"DELETE FROM bmh_run_json WHERE run_id = ?",
 		"DELETE FROM bmh_samples WHERE run_id = ?",
 		"DELETE FROM bmh_cells WHERE run_id = ?",
 		"DELETE FROM bmh_runs WHERE id = ?",
