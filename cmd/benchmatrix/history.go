@@ -551,6 +551,9 @@ func (cb compareBase) base(ctx context.Context, newRun *results.Run) (*results.R
 		ref = append(ref, "label "+info.Label)
 	}
 	ref = append(ref, "started "+shortStarted(info.Started)+" UTC")
-	header := fmt.Sprintf("base from history %s: run %s (%s), %s", st.Where, info.ID, strings.Join(ref, ", "), q.Sought())
+	header := fmt.Sprintf("base from history %s: run %s (%s)", st.Where, info.ID, strings.Join(ref, ", "))
+	if q.RunID == "" {
+		header += ", " + q.Sought()
+	}
 	return run, header, nil
 }
