@@ -16,6 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	_ "modernc.org/sqlite"
 
+	"benchmatrix/exitcode"
 	"benchmatrix/server"
 )
 
@@ -398,5 +399,51 @@ threads = 1
 	var runs int
 	if err := db.QueryRow("SELECT COUNT(*) FROM bm_recipe_test.bmh_runs").Scan(&runs); err != nil || runs != 3 {
 		t.Fatalf("the shared history holds %d runs (%v), want 3", runs, err)
+	}
+}
+
+// compare's --history may come bare, with =VALUE or with its value after
+// it; NEW_DIR (a directory) is never taken for its value; the base flags
+// need --history, and one of them at most.
+func TestTakeCompareHistory(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args                []string
+		rest                []string
+		set                 bool
+		target, branch, lbl string
+		run                 string
+	}{
+		{[]string{"a", "b", "--markdown"}, []string{"a", "b", "--markdown"}, false, "", "main", "", ""},
+		{[]string{"--history", dir}, []string{dir}, true, "", "main", "", ""},
+		{[]string{"--history", "h.db", dir}, []string{dir}, true, "h.db", "main", "", ""},
+		{[]string{"--history=mysql://u@h/db", "--base", "rel", dir, "--markdown"}, []string{dir, "--markdown"}, true, "mysql://u@h/db", "rel", "", ""},
+		{[]string{"--base-label=nightly", "-history", dir}, []string{dir}, true, "", "main", "nightly", ""},
+		{[]string{dir, "--history", "--base-run", "3f2a9c"}, []string{dir}, true, "", "main", "", "3f2a9c"},
+	}
+	for _, c := range cases {
+		rest, cb, err := takeCompareHistory(c.args)
+		if err != nil || strings.Join(rest, " ") != strings.Join(c.rest, " ") || cb.set != c.set || cb.target != c.target ||
+			cb.branch != c.branch || cb.label != c.lbl || cb.runID != c.run {
+			t.Errorf("%q: rest %q %+v %v", c.args, rest, cb, err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--base", "main", "a", "b"}, "give --history too"},
+		{[]string{"--history", "--base", "x", "--base-run", "abcd", dir}, "give one"},
+		{[]string{"--history", dir, "--base"}, "--base wants a value"},
+	} {
+		_, _, err := takeCompareHistory(c.args)
+		if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want a usage error saying %q", c.args, err, c.want)
+		}
+	}
+	// Through the binary: exit 2 and the message.
+	code, o, e := hbm(t, "", nil, "compare", "--base", "main", dir, dir)
+	if code != 2 || !strings.Contains(e, "give --history too") {
+		t.Errorf("compare --base without --history: exit %d\n%s%s", code, o, e)
 	}
 }

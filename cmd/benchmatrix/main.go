@@ -405,6 +405,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
+	// Taken out by takeCompareHistory before parsing; here for --help.
+	fs.String("history", "", "compare NEW_DIR against a run in the history (a SQLite file or mysql://user@host:port/db; bare: the default history)")
+	fs.String("base", "main", "with --history: the newest run on this branch is the base")
+	fs.String("base-label", "", "with --history: the newest run with this label is the base")
+	fs.String("base-run", "", "with --history: this run (its id, or 4+ leading digits) is the base")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
