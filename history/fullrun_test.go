@@ -76,8 +76,8 @@ func TestMigrationKeepsRunsRecordedBefore(t *testing.T) {
 		t.Fatalf("schema after reopening: %d %v, want %d", v, err, SchemaVersion)
 	}
 	runs, err := st.Runs(ctx)
-	if err != nil || len(runs) != 3 {
-		t.Fatalf("runs after the migration: %d %v, want 3", len(runs), err)
+	if err != nil || len(runs) != 3 || runs[0].FullRun {
+		t.Fatalf("runs after the migration: %+v %v, want 3, not kept in full", runs, err)
 	}
 	ss, err := st.ListSeries(ctx, nil)
 	if err != nil || len(ss) != 1 || ss[0].Runs != 3 {

@@ -193,6 +193,9 @@ func TestCompareHistory(t *testing.T) {
 				t.Fatalf("%s migrated: exit %d, run %s missing\n%s%s", h, code, id, o, e)
 			}
 		}
+		if strings.Count(o, "run.json not kept") != 3 {
+			t.Fatalf("%s migrated: list --runs should mark the 3 runs recorded before schema 2\n%s", h, o)
+		}
 		code, o, e = hbm(t, tmp, env, "compare", "--history", h, slow)
 		if code != 2 || !strings.Contains(e, "run "+ids[main2]+" was recorded before the history kept full runs (history schema 2") {
 			t.Fatalf("%s migrated: compare against a run recorded before: exit %d\n%s%s", h, code, o, e)

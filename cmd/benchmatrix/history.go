@@ -283,6 +283,9 @@ func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "%-12s  %-20s  %-16s  %-8s  %5s  %s\n", "run", "experiment", "started", "status", "cells", "commit / label / from")
 		for _, r := range rs {
 			ref := strings.TrimSpace(fmt.Sprintf("%.10s %s %s", r.Commit, r.Label, r.Source))
+			if !r.FullRun {
+				ref += " (run.json not kept: recorded before history schema 2; no base for compare --history)"
+			}
 			fmt.Fprintf(stdout, "%-12s  %-20s  %-16s  %-8s  %5d  %s\n", r.ID, r.Experiment, shortStarted(r.Started), r.Status, r.Cells, ref)
 		}
 		return nil
