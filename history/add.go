@@ -156,6 +156,24 @@ func (s *Store) add(ctx context.Context, r *record.Run, meta Meta) (*Added, erro
 	switch err := tx.QueryRowContext(ctx, "SELECT content_hash FROM bmh_runs WHERE id = ?", out.RunID).Scan(&have); {
 	case err == nil && have == hash:
 		out.Duplicate = true
+		// Recorded before the history kept full runs: keep it now.
+		var one int
+		switch err := tx.QueryRowContext(ctx, "SELECT 1 FROM bmh_run_json WHERE run_id = ?", out.RunID).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			note, err := s.putFullRun(ctx, tx, out.RunID, r)
+			if err != nil {
+				return nil, err
+			}
+			if note == "" {
+				note = "its full run (run.json) was not kept yet (recorded before history schema " + fmt.Sprint(FullRunSchema) + "): kept now, `compare --history` can use it"
+			}
+			out.Notes = append(out.Notes, note)
+			if err := tx.Commit(); err != nil {
+				return nil, s.openErr(err)
+			}
+		case err != nil:
+			return nil, s.openErr(err)
+		}
 		return out, nil
 	case err == nil:
 		return nil, exitcode.UsageError(fmt.Errorf("history add %s: run %s is recorded already with other results; `history rm %s` first to replace it", meta.Source, out.RunID, out.RunID))
@@ -179,6 +197,13 @@ func (s *Store) add(ctx context.Context, r *record.Run, meta Meta) (*Added, erro
 			return nil, errRaced
 		}
 		return nil, s.openErr(err)
+	}
+	note, err := s.putFullRun(ctx, tx, out.RunID, r)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		out.Notes = append(out.Notes, note)
 	}
 	ratios := map[string]results.PairedRatio{}
 	baseOf := map[string]string{}

@@ -86,7 +86,23 @@ var migrations = [][]string{
 			FOREIGN KEY (run_id) REFERENCES bmh_runs (id) ON DELETE CASCADE
 		)`,
 	},
+	// 2: the full run (its run.json, gzip), so that `compare --history`
+	// can compare against a recorded run without its directory. Runs
+	// recorded before have no row here (fullrun.go says so).
+	{
+		`CREATE TABLE bmh_run_json (
+			run_id VARCHAR(16) NOT NULL PRIMARY KEY,
+			encoding VARCHAR(16) NOT NULL,
+			json_bytes BIGINT NOT NULL,
+			body LONGBLOB NOT NULL,
+			FOREIGN KEY (run_id) REFERENCES bmh_runs (id) ON DELETE CASCADE
+		)`,
+	},
 }
+
+// FullRunSchema is the schema version from which a history keeps each
+// run's run.json (bmh_run_json).
+const FullRunSchema = 2
 
 // SchemaVersion is the schema this build writes.
 var SchemaVersion = len(migrations)

@@ -213,12 +213,16 @@ func (s *Store) wrap(err error) error {
 type RunInfo struct {
 	ID, Experiment, Started, Status, Commit, Branch, Label, Source string
 	Cells                                                          int
+	// FullRun: the history keeps its run.json (recorded from schema 2
+	// on, or added again since): it can be a base of compare --history.
+	FullRun bool
 }
 
 // Runs lists the recorded runs, oldest first.
 func (s *Store) Runs(ctx context.Context) ([]RunInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.id, r.experiment, r.started, r.status, r.git_commit, r.git_branch, r.label, r.source,
-		(SELECT COUNT(*) FROM bmh_cells c WHERE c.run_id = r.id) FROM bmh_runs r ORDER BY r.started, r.id`)
+		(SELECT COUNT(*) FROM bmh_cells c WHERE c.run_id = r.id), (SELECT COUNT(*) FROM bmh_run_json j WHERE j.run_id = r.id)
+		FROM bmh_runs r ORDER BY r.started, r.id`)
 	if err != nil {
 		return nil, s.openErr(err)
 	}
@@ -226,9 +230,11 @@ func (s *Store) Runs(ctx context.Context) ([]RunInfo, error) {
 	var out []RunInfo
 	for rows.Next() {
 		var x RunInfo
-		if err := rows.Scan(&x.ID, &x.Experiment, &x.Started, &x.Status, &x.Commit, &x.Branch, &x.Label, &x.Source, &x.Cells); err != nil {
+		var full int
+		if err := rows.Scan(&x.ID, &x.Experiment, &x.Started, &x.Status, &x.Commit, &x.Branch, &x.Label, &x.Source, &x.Cells, &full); err != nil {
 			return nil, s.openErr(err)
 		}
+		x.FullRun = full > 0
 		out = append(out, x)
 	}
 	return out, s.wrap(rows.Err())
@@ -267,6 +273,7 @@ func (s *Store) Remove(ctx context.Context, id string) (string, error) {
 		return "", exitcode.UsageError(fmt.Errorf("history rm %s: ambiguous, it starts %s", id, strings.Join(ids, ", ")))
 	}
 	for _, q := range []string{
+		"DELETE FROM bmh_run_json WHERE run_id = ?",
 		"DELETE FROM bmh_samples WHERE run_id = ?",
 		"DELETE FROM bmh_cells WHERE run_id = ?",
 		"DELETE FROM bmh_runs WHERE id = ?",

@@ -25,6 +25,8 @@ const historyUsage = `Usage:
   benchmatrix history show [--series S]... [--metric M]... [--last N] [--markdown] [--plots DIR] [--history PATH|DSN]
   benchmatrix history list [--runs] [--history PATH|DSN]
   benchmatrix history rm RUNID [--history PATH|DSN]
+  benchmatrix history export RUNID -o DIR [--history PATH|DSN]   the run's run.json; report DIR rebuilds the rest
+  benchmatrix compare --history[=PATH|DSN] [--base BRANCH|--base-label L|--base-run ID] NEW_DIR
   benchmatrix run MANIFEST --history[=PATH|DSN] [--label L]   record the run when it ends
 
 The history is a SQLite file (default $BENCHMATRIX_HISTORY, else
@@ -50,6 +52,8 @@ func cmdHistory(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = historyList(ctx, args[1:], stdout, stderr)
 	case "rm":
 		err = historyRm(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = historyExport(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, historyUsage)
 		return exitcode.OK
@@ -143,7 +147,14 @@ func recordRun(ctx context.Context, st *history.Store, run *record.Run, meta his
 		return err
 	}
 	if a.Duplicate {
-		fmt.Fprintf(w, "history %s: run %s (%s) is recorded already; nothing changed\n", st.Where, a.RunID, meta.Source)
+		if len(a.Notes) == 0 {
+			fmt.Fprintf(w, "history %s: run %s (%s) is recorded already; nothing changed\n", st.Where, a.RunID, meta.Source)
+			return nil
+		}
+		fmt.Fprintf(w, "history %s: run %s (%s) is recorded already\n", st.Where, a.RunID, meta.Source)
+		for _, n := range a.Notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
 		return nil
 	}
 	fmt.Fprintf(w, "history %s: recorded run %s (%s, %d cells", st.Where, a.RunID, meta.Source, a.Cells)
@@ -272,6 +283,9 @@ func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "%-12s  %-20s  %-16s  %-8s  %5s  %s\n", "run", "experiment", "started", "status", "cells", "commit / label / from")
 		for _, r := range rs {
 			ref := strings.TrimSpace(fmt.Sprintf("%.10s %s %s", r.Commit, r.Label, r.Source))
+			if !r.FullRun {
+				ref += " (run.json not kept: recorded before history schema 2; no base for compare --history)"
+			}
 			fmt.Fprintf(stdout, "%-12s  %-20s  %-16s  %-8s  %5d  %s\n", r.ID, r.Experiment, shortStarted(r.Started), r.Status, r.Cells, ref)
 		}
 		return nil
@@ -399,4 +413,150 @@ func (h runHistory) open(ctx context.Context) error {
 		return err
 	}
 	return st.Close()
+}
+
+func historyExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, target := historyFlags("export", stderr)
+	out := fs.String("o", "", "the results directory to write (new or empty)")
+	pos, err := parseHistory(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *out == "" {
+		return exitcode.UsageError(errors.New("history export: want one run id and -o DIR (history list --runs shows the runs)"))
+	}
+	if ents, err := os.ReadDir(*out); err == nil && len(ents) > 0 {
+		return exitcode.UsageError(fmt.Errorf("history export -o %s: the directory is not empty; left as it is", *out))
+	}
+	st, err := history.Open(ctx, *target)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	info, err := st.FindBase(ctx, history.BaseQuery{RunID: pos[0]})
+	if err != nil {
+		return err
+	}
+	run, err := st.FullRun(ctx, info.ID)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	w := &results.Writer{Dir: *out}
+	if err := w.WriteRun(run); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "history %s: wrote run %s to %s (run.json; `benchmatrix report %s` rebuilds its tables and plots)\n", st.Where, info.ID, *out, *out)
+	return nil
+}
+
+// compareBase is compare's --history[=PATH|DSN] and the flags that choose
+// the base in it, taken out of compare's arguments before its flags are
+// parsed (a bare --history, as run's).
+type compareBase struct {
+	set                  bool
+	target               string
+	branch, label, runID string
+}
+
+// takeCompareHistory removes --history [VALUE], --base B, --base-label L and
+// --base-run ID from args. A bare --history takes the next argument as its
+// value only when that is neither a flag nor a directory (NEW_DIR is a
+// directory; a history never is).
+func takeCompareHistory(args []string) ([]string, compareBase, error) {
+	cb := compareBase{branch: "main"}
+	var rest []string
+	chosen := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			rest = append(rest, a)
+			continue
+		}
+		switch name {
+		case "history":
+			cb.set = true
+			if hasVal {
+				cb.target = val
+			} else if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isDir(args[i+1]) {
+				i++
+				cb.target = args[i]
+			}
+			continue
+		case "base", "base-label", "base-run":
+		default:
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, cb, exitcode.UsageError(fmt.Errorf("--%s wants a value", name))
+			}
+			i++
+			val = args[i]
+		}
+		if val == "" {
+			return nil, cb, exitcode.UsageError(fmt.Errorf("--%s wants a value", name))
+		}
+		chosen++
+		switch name {
+		case "base":
+			cb.branch = val
+		case "base-label":
+			cb.label = val
+		case "base-run":
+			cb.runID = val
+		}
+	}
+	if chosen > 0 && !cb.set {
+		return nil, cb, exitcode.UsageError(errors.New("--base, --base-label and --base-run choose a base in the history: give --history too"))
+	}
+	if chosen > 1 {
+		return nil, cb, exitcode.UsageError(errors.New("--base, --base-label and --base-run: give one"))
+	}
+	return rest, cb, nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// base finds and reads the base run of newRun in the history, and the
+// line that names it.
+func (cb compareBase) base(ctx context.Context, newRun *results.Run) (*results.Run, string, error) {
+	st, err := history.Open(ctx, cb.target)
+	if err != nil {
+		return nil, "", err
+	}
+	defer st.Close()
+	q := history.BaseQuery{Experiment: newRun.Experiment, Branch: cb.branch, Label: cb.label, RunID: cb.runID,
+		NewID: history.RunID(newRun), NewStarted: newRun.Started}
+	info, err := st.FindBase(ctx, q)
+	if err != nil {
+		return nil, "", err
+	}
+	run, err := st.FullRun(ctx, info.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	var ref []string
+	if info.Commit != "" {
+		ref = append(ref, "commit "+info.Commit)
+	}
+	if info.Branch != "" {
+		ref = append(ref, "branch "+info.Branch)
+	}
+	if info.Label != "" {
+		ref = append(ref, "label "+info.Label)
+	}
+	ref = append(ref, "started "+shortStarted(info.Started)+" UTC")
+	header := fmt.Sprintf("base from history %s: run %s (%s)", st.Where, info.ID, strings.Join(ref, ", "))
+	if q.RunID == "" {
+		header += ", " + q.Sought()
+	}
+	return run, header, nil
 }

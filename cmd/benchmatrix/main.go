@@ -47,6 +47,7 @@ Usage:
   benchmatrix plan MANIFEST [--json] [--shards N [--github-matrix] [--duration D] [--warmup D] [--repeats N]]
   benchmatrix report DIR [--html]
   benchmatrix compare BASE_DIR NEW_DIR [--threshold PCT] [--allow-mismatch] [--markdown] [--html OUT]
+  benchmatrix compare --history[=PATH|DSN] [--base BRANCH|--base-label L|--base-run ID] NEW_DIR [flags as above]
   benchmatrix oltp [sysbench options] WORKLOAD prepare|prewarm|run|cleanup|help
   benchmatrix restore DSN   put back globals a killed run left changed on an external server
   benchmatrix slap [mysqlslap options]
@@ -135,7 +136,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	case "oltp":
 		return cmdOLTP(ctx, args[1:], stdout, stderr)
 	case "compare":
-		return cmdCompare(args[1:], stdout, stderr)
+		return cmdCompare(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr) // merge.go
 	case "swarm":
@@ -391,7 +392,12 @@ func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return oltp.MainWith(ctx, args, stdout, stderr, procs)
 }
 
-func cmdCompare(args []string, stdout, stderr io.Writer) int {
+func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	args, hb, err := takeCompareHistory(args) // history.go: --history and the base in it
+	if err != nil {
+		fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
+		return exitcode.Usage
+	}
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	opt := results.DefaultCompareOptions()
@@ -399,22 +405,42 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opt.AllowMismatch, "allow-mismatch", false, "compare cells whose workload definition differs (workload, its options, data shape), and mark them; settings, versions and limits that differ are compared without it")
 	markdown := fs.Bool("markdown", false, "print Markdown (for PR comments and $GITHUB_STEP_SUMMARY)")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to this file")
+	// Taken out by takeCompareHistory before parsing; here for --help.
+	fs.String("history", "", "compare NEW_DIR against a run in the history (a SQLite file or mysql://user@host:port/db; bare: the default history)")
+	fs.String("base", "main", "with --history: the newest run on this branch is the base")
+	fs.String("base-label", "", "with --history: the newest run with this label is the base")
+	fs.String("base-run", "", "with --history: this run (its id, or 4+ leading digits) is the base")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitcode.Usage
 	}
+	if hb.set {
+		pos = append([]string{""}, pos...) // the base comes from the history
+	}
 	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "benchmatrix compare: want BASE_DIR NEW_DIR")
+		fmt.Fprintln(stderr, "benchmatrix compare: want BASE_DIR NEW_DIR, or --history NEW_DIR")
 		return exitcode.Usage
 	}
 	var runs [2]*results.Run
 	for i, dir := range pos {
+		if dir == "" {
+			continue
+		}
 		r, err := results.ReadRun(dir)
 		if err != nil {
 			fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
 			return exitcode.Usage
 		}
 		runs[i] = r
+	}
+	if hb.set {
+		base, header, err := hb.base(ctx, runs[1])
+		if err != nil {
+			fmt.Fprintf(stderr, "benchmatrix compare: %v\n", err)
+			return exitcode.Of(err)
+		}
+		runs[0], pos[0] = base, strings.TrimPrefix(header, "base from ")
+		fmt.Fprintf(stdout, "%s\n\n", header)
 	}
 	cmp, err := results.Compare(runs[0], runs[1], opt)
 	var mm *results.MismatchError
