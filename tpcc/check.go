@@ -97,7 +97,7 @@ func Check(ctx context.Context, cfg *mysql.Config, o Options) (*CheckResult, err
 		return nil, err
 	}
 	defer db.Close()
-	if err := checkTables(ctx, db, &o); err != nil {
+	if err := checkTables(&o, maxOnDB(ctx, db)); err != nil {
 		return nil, err
 	}
 	conn, err := db.Conn(ctx)

@@ -69,22 +69,35 @@ func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
 // off, autocommit off.
 func sessionInit(ctx context.Context, c *sql.Conn, o *Options) error {
 	var name, value string
-	if err := c.QueryRowContext(ctx, "SHOW VARIABLES LIKE 't%_isolation'").Scan(&name, &value); err != nil {
-		return fmt.Errorf("SHOW VARIABLES LIKE 't%%_isolation': %w", err)
+	if err := c.QueryRowContext(ctx, isolationQuery).Scan(&name, &value); err != nil {
+		return fmt.Errorf("%s: %w", isolationQuery, err)
 	}
-	if !identifier(name) {
-		return fmt.Errorf("the server names its isolation variable %q", name)
+	qs, err := sessionStatements(name, o)
+	if err != nil {
+		return err
 	}
-	for _, q := range []string{
-		fmt.Sprintf("SET SESSION %s='%s'", name, isolationLevels[o.TrxLevel]),
-		"SET FOREIGN_KEY_CHECKS=0",
-		"SET autocommit=0",
-	} {
+	for _, q := range qs {
 		if _, err := c.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	return nil
+}
+
+// isolationQuery asks the server the name of its isolation variable.
+const isolationQuery = "SHOW VARIABLES LIKE 't%_isolation'"
+
+// sessionStatements are the statements of sessionInit once the server
+// has named its isolation variable.
+func sessionStatements(name string, o *Options) ([]string, error) {
+	if !identifier(name) {
+		return nil, fmt.Errorf("the server names its isolation variable %q", name)
+	}
+	return []string{
+		fmt.Sprintf("SET SESSION %s='%s'", name, isolationLevels[o.TrxLevel]),
+		"SET FOREIGN_KEY_CHECKS=0",
+		"SET autocommit=0",
+	}, nil
 }
 
 // existing lists the workload's tables already in the database.

@@ -23,7 +23,7 @@ func Prewarm(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) e
 		return err
 	}
 	defer db.Close()
-	if err := checkTables(ctx, db, &o); err != nil {
+	if err := checkTables(&o, maxOnDB(ctx, db)); err != nil {
 		return err
 	}
 	tables := make(chan string)
