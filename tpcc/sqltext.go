@@ -22,6 +22,9 @@ func flt(v float64) arg      { return arg{kind: 'f', f: v} }
 func text(v string) arg      { return arg{kind: 's', s: v} }
 func textBytes(v []byte) arg { return arg{kind: 's', b: v} }
 
+// quoted is text written as a string literal, as sqlQuote writes it.
+func quoted(v []byte) arg { return arg{kind: 'q', b: v} }
+
 // appendSQL appends format with its verbs replaced by args in order. A
 // verb that does not match its argument's kind writes the argument as its
 // kind says (the statements are fixed text, checked by the tests).
@@ -55,6 +58,19 @@ func appendSQL(dst []byte, format string, args ...arg) []byte {
 			dst = strconv.AppendInt(dst, a.i, 10)
 		case 'f':
 			dst = strconv.AppendFloat(dst, a.f, 'f', 6, 64)
+		case 'q':
+			dst = append(dst, '\'')
+			for _, c := range a.b {
+				switch c {
+				case '\\':
+					dst = append(dst, '\\', '\\')
+				case '\'':
+					dst = append(dst, '\'', '\'')
+				default:
+					dst = append(dst, c)
+				}
+			}
+			dst = append(dst, '\'')
 		default:
 			if a.b != nil {
 				dst = append(dst, a.b...)
@@ -64,6 +80,14 @@ func appendSQL(dst []byte, format string, args ...arg) []byte {
 		}
 	}
 	return dst
+}
+
+// appendPadded appends b right-justified in width columns (fmt's %10s).
+func appendPadded(dst, b []byte, width int) []byte {
+	for n := len(b); n < width; n++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, b...)
 }
 
 // digits is the number of decimal digits of v >= 0.

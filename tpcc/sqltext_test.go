@@ -36,6 +36,10 @@ func TestAppendSQLMatchesSprintf(t *testing.T) {
 			{string(appendSQL(nil, "VALUES (%d,'%s') 100%%", num(a), textBytes([]byte(s)))),
 				fmt.Sprintf("VALUES (%d,'%s') 100%%", a, s)},
 		}
+		name := []byte(s + `it's a \ name`[:r.IntN(14)])
+		cases = append(cases,
+			struct{ got, want string }{string(appendSQL(nil, "VALUES (%d,%s)", num(a), quoted(name))), fmt.Sprintf("VALUES (%d,%s)", a, sqlQuote(string(name)))},
+			struct{ got, want string }{string(appendPadded(nil, name, 10)), fmt.Sprintf("%10s", name)})
 		for _, c := range cases {
 			if c.got != c.want {
 				t.Fatalf("appendSQL: %q, fmt: %q", c.got, c.want)

@@ -80,8 +80,9 @@ type session struct {
 	g  *rng
 	nc *nuConst
 
-	q    []byte          // the statement being sent
-	rows [4]sqlconn.Rows // result sets the transactions keep at once
+	q       []byte          // the statement being sent
+	scratch []byte          // a value built for it
+	rows    [4]sqlconn.Rows // result sets the transactions keep at once
 	// rolledBack: the last New-Order was the 1% that rolls back (an
 	// unused item number), counted by sysbench-tpcc as an error.
 	rolledBack bool
@@ -321,16 +322,19 @@ func (s *session) payment() error {
 			nd = nd[:500]
 		}
 		if err := s.exec("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f, c_data=%s WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
-			num(t), flt(balance), flt(ytd), text(sqlQuote(nd)), num(cw), num(cd), num(c)); err != nil {
+			num(t), flt(balance), flt(ytd), quoted([]byte(nd)), num(cw), num(cd), num(c)); err != nil {
 			return err
 		}
 	} else if err := s.exec("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
 		num(t), flt(balance), flt(ytd), num(cw), num(cd), num(c)); err != nil {
 		return err
 	}
-	hData := fmt.Sprintf("%10s %10s   ", wh.Bytes(0, 5), dist.Bytes(0, 5))
+	// h_data: "%10s %10s   " of the warehouse's and district's names.
+	s.scratch = appendPadded(s.scratch[:0], wh.Bytes(0, 5), 10)
+	s.scratch = append(s.scratch, ' ')
+	s.scratch = append(appendPadded(s.scratch, dist.Bytes(0, 5), 10), "   "...)
 	if err := s.exec("INSERT INTO history%d (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d,%d,%d,%d,%d,NOW(),%d,%s)",
-		num(t), num(cd), num(cw), num(c), num(d), num(w), num(amount), text(sqlQuote(hData))); err != nil {
+		num(t), num(cd), num(cw), num(c), num(d), num(w), num(amount), quoted(s.scratch)); err != nil {
 		return err
 	}
 	return s.exec("COMMIT")
