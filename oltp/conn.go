@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 
 	"benchmatrix/sqlconn"
@@ -40,6 +41,9 @@ func Errno(err error) uint16 { return sqlconn.Errno(err) }
 func newConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
 	return sqlconn.NewConnector(cfg, blocking)
 }
+
+// openDB opens a small pool on cfg for prepare, prewarm and cleanup.
+func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) { return sqlconn.OpenDB(cfg, conns) }
 
 // dial opens a connection.
 func dial(ctx context.Context, cn driver.Connector) (*conn, error) {

@@ -12,6 +12,7 @@ package sqlconn
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -92,6 +93,20 @@ func NewConnector(cfg *mysql.Config, blocking bool) (driver.Connector, error) {
 		c.DialFunc = LinkedDial(dial)
 	}
 	return mysql.NewConnector(c)
+}
+
+// OpenDB opens a database/sql pool of up to conns connections (and one
+// more) from NewConnector, for what is not measured: prepare, prewarm,
+// checks and cleanup.
+func OpenDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
+	cn, err := NewConnector(cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(cn)
+	db.SetMaxOpenConns(conns + 1)
+	db.SetMaxIdleConns(conns + 1)
+	return db, nil
 }
 
 // plainNet tells whether the driver dials network with a plain net.Dialer.

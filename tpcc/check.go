@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"benchmatrix/sqlconn"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -92,7 +94,7 @@ func (r *CheckResult) Failed() []string {
 // transaction on, the conditions on history are skipped: it deletes
 // history rows.
 func Check(ctx context.Context, cfg *mysql.Config, o Options) (*CheckResult, error) {
-	db, err := openDB(cfg, 1)
+	db, err := sqlconn.OpenDB(cfg, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"benchmatrix/sqlconn"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -49,18 +51,6 @@ type ExistingTablesError struct {
 func (e *ExistingTablesError) Error() string {
 	return fmt.Sprintf("tables already exist in database %q: %s (run cleanup first; prepare does not change tables it did not create)",
 		e.DB, strings.Join(e.Tables, ", "))
-}
-
-// openDB opens a pool on cfg for up to conns connections.
-func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
-	cn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, err
-	}
-	db := sql.OpenDB(cn)
-	db.SetMaxOpenConns(conns + 1)
-	db.SetMaxIdleConns(conns + 1)
-	return db, nil
 }
 
 // sessionInit is what sysbench-tpcc's db_connection_init sends on each
@@ -185,7 +175,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) (
 		defer logMu.Unlock()
 		fmt.Fprintf(log, format, args...)
 	}
-	db, err := openDB(cfg, o.Threads)
+	db, err := sqlconn.OpenDB(cfg, o.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -822,7 +812,7 @@ func Cleanup(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) e
 	if log == nil {
 		log = io.Discard
 	}
-	db, err := openDB(cfg, 1)
+	db, err := sqlconn.OpenDB(cfg, 1)
 	if err != nil {
 		return err
 	}
