@@ -377,6 +377,9 @@ func (w *worker) loop(ctx context.Context, cn driver.Connector, o *Options, stop
 			restarts[typ]++
 			if slices.Contains(sqlconn.LostConnErrnos, n) {
 				if err := w.reconnect(ctx, cn, o); err != nil {
+					if ctx.Err() != nil {
+						return nil // stopped while reconnecting
+					}
 					return fmt.Errorf("worker %d: reconnect: %w", w.id, err)
 				}
 				reconnects++
