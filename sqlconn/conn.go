@@ -257,7 +257,6 @@ func (c *Conn) text(sql string, read bool, keep *Rows) error {
 		return nil
 	}
 	if read {
-		//lint:ignore SA1019 no per-statement cancellation watcher (see rawConn)
 		rows, err := c.rc.Query(sql, nil)
 		if err != nil {
 			return err
@@ -268,7 +267,6 @@ func (c *Conn) text(sql string, read bool, keep *Rows) error {
 		c.Cnt.Reads++
 		return nil
 	}
-	//lint:ignore SA1019 no per-statement cancellation watcher (see rawConn)
 	res, err := c.rc.Exec(sql, nil)
 	if err != nil {
 		return err
