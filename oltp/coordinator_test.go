@@ -74,9 +74,9 @@ func (f *fakeRun) run(t *testing.T) {
 				}
 				select {
 				case <-answer:
-					ws.record(&eventRecord{phase: ph, done: true, ns: int64(time.Since(t0)), q: counts{reads: 1}})
+					ws.record(&eventRecord{phase: ph, done: true, ns: int64(time.Since(t0)), q: counts{Reads: 1}})
 				case <-cutCh: // the cut closed the "socket": dropped, as a real worker does
-					ws.record(&eventRecord{phase: ph, q: counts{reads: 1}})
+					ws.record(&eventRecord{phase: ph, q: counts{Reads: 1}})
 					return
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"benchmatrix/sqlconn"
 )
 
 // recordConn is a driver connection that sends nothing: it writes down
@@ -86,7 +88,11 @@ func TestLegacyStatementsGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &conn{rc: recordConn{log: &out}, dest: make([]driver.Value, 8)}
+		sc, err := sqlconn.New(recordConn{log: &out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &conn{sc}
 		if err := sess.init(c); err != nil {
 			t.Fatal(err)
 		}

@@ -97,18 +97,6 @@ func (e *ExistingTablesError) Error() string {
 		strings.Join(e.Tables, ", "), e.DB)
 }
 
-// openDB opens a small pool on cfg for prepare, prewarm and cleanup.
-func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
-	cn, err := newConnector(cfg, false)
-	if err != nil {
-		return nil, err
-	}
-	db := sql.OpenDB(cn)
-	db.SetMaxOpenConns(conns + 1)
-	db.SetMaxIdleConns(conns + 1)
-	return db, nil
-}
-
 // ensureDatabase creates cfg.DBName when it does not exist.
 func ensureDatabase(ctx context.Context, cfg *mysql.Config, log *logger) error {
 	if cfg.DBName == "" {

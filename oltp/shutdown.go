@@ -1,11 +1,9 @@
 package oltp
 
 import (
-	"context"
-	"errors"
-	"net"
-	"sync"
 	"sync/atomic"
+
+	"benchmatrix/sqlconn"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -39,71 +37,14 @@ const (
 	workerCut               // cut: its socket was closed, and it must start nothing more
 )
 
-// errCut is what a dial returns once its worker has been cut.
-var errCut = errors.New("connection cut by the forced shutdown")
+// The link between a worker and its socket is sqlconn's.
+type netLink = sqlconn.Link
 
-// netLink is the socket under one worker's current connection.
-type netLink struct {
-	mu  sync.Mutex
-	nc  net.Conn
-	cut bool
-}
-
-// attach records nc as the worker's socket; after the cut it refuses.
-func (l *netLink) attach(nc net.Conn) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cut {
-		return false
-	}
-	l.nc = nc
-	return true
-}
-
-// sever closes the recorded socket (safe while another goroutine reads
-// it: both net.Conn and blockingConn allow a concurrent Close) and refuses
-// any later one.
-func (l *netLink) sever() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cut = true
-	if l.nc != nil {
-		l.nc.Close()
-	}
-}
-
-type linkKey struct{}
-
-// withLink returns ctx carrying l, for linkedDial: the driver's Connect
-// passes its context (or one derived from it) to the dial function.
-func withLink(ctx context.Context, l *netLink) context.Context {
-	return context.WithValue(ctx, linkKey{}, l)
-}
-
-type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
-
-// linkedDial wraps dial so that the connection it opens is recorded in the
-// netLink of ctx, if any. The net.Conn is returned unwrapped, so the
-// driver still sees a *net.TCPConn (and turns keep-alive on) where it
-// would have.
-func linkedDial(dial dialFunc) dialFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		nc, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		if l, ok := ctx.Value(linkKey{}).(*netLink); ok && !l.attach(nc) {
-			nc.Close()
-			return nil, errCut
-		}
-		return nc, nil
-	}
-}
-
-// dialPlain is the driver's own dial for its built-in networks.
-func dialPlain(ctx context.Context, network, addr string) (net.Conn, error) {
-	return (&net.Dialer{}).DialContext(ctx, network, addr)
-}
+var (
+	errCut     = sqlconn.ErrCut
+	withLink   = sqlconn.WithLink
+	linkedDial = sqlconn.LinkedDial
+)
 
 // cutLogger passes the driver's log lines on until the cut and drops them
 // after it: each socket the cut closes makes the driver log the broken
@@ -144,7 +85,7 @@ func cutWorkers(workers []*worker) (unfinished int) {
 	for _, w := range workers {
 		if w.state.Swap(workerCut) == workerBusy {
 			unfinished++
-			w.link.sever()
+			w.link.Sever()
 		}
 	}
 	return unfinished

@@ -58,9 +58,9 @@ func (ws *workerStats) record(e *eventRecord) {
 	if e.done {
 		t.recordEvent(e.ns)
 	}
-	t.reads += e.q.reads
-	t.writes += e.q.writes
-	t.others += e.q.others
+	t.reads += e.q.Reads
+	t.writes += e.q.Writes
+	t.others += e.q.Others
 	t.errors += e.errors
 	t.reconnects += e.reconnects
 	if e.late {

@@ -15,14 +15,14 @@ func TestCollectorMergesWorkers(t *testing.T) {
 		ws[w].record(&eventRecord{phase: phase, done: true, ns: int64(ms * 1e6), q: q})
 	}
 	// Interval 1: warm-up events.
-	rec(0, phWarmup, 50, counts{reads: 1})
+	rec(0, phWarmup, 50, counts{Reads: 1})
 	col.collect(&iv)
 	if iv.events != 1 || col.cum[phRun].events != 0 || col.cum[phWarmup].events != 1 {
 		t.Fatalf("warm-up interval: iv %d run %d warm %d", iv.events, col.cum[phRun].events, col.cum[phWarmup].events)
 	}
 	// Interval 2: 100 events of 1..100 ms spread over both workers.
 	for i := 1; i <= 100; i++ {
-		rec(i%2, phRun, float64(i), counts{reads: 14, writes: 4, others: 2})
+		rec(i%2, phRun, float64(i), counts{Reads: 14, Writes: 4, Others: 2})
 	}
 	ws[1].record(&eventRecord{phase: phRun, errors: 3, reconnects: 1})
 	col.collect(&iv)

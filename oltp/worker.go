@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"benchmatrix/sqlconn"
 )
 
 // shared is the state every worker of a run reads: options, stop and phase
@@ -157,8 +159,8 @@ func (w *worker) loop() {
 		err := w.event(&rec)
 		completed := w.finish()
 		rec.ns = int64(time.Since(start))
-		rec.q = w.c.cnt
-		w.c.cnt = counts{}
+		rec.q = w.c.Cnt
+		w.c.Cnt = counts{}
 		if !completed {
 			// Cut by the forced shutdown: the event is dropped, counted
 			// neither as an event (nor its latency) nor as an error, as
@@ -175,7 +177,7 @@ func (w *worker) loop() {
 			break
 		}
 	}
-	if w.c != nil && w.c.rc != nil {
+	if w.c != nil && w.c.Open() {
 		if !w.begin() {
 			return
 		}
@@ -186,8 +188,8 @@ func (w *worker) loop() {
 		if err != nil {
 			sh.setFatal(fmt.Errorf("worker %d: %w", w.id, err))
 		}
-		c := w.c.cnt
-		w.c.cnt = counts{}
+		c := w.c.Cnt
+		w.c.Cnt = counts{}
 		w.stats.record(&eventRecord{phase: phRun, q: c})
 	}
 }
@@ -225,13 +227,13 @@ func (w *worker) event(rec *eventRecord) error {
 // until it succeeds or the run stops, and prepares the statements again.
 func (w *worker) reconnect(rec *eventRecord) bool {
 	sh := w.sh
-	q := w.c.cnt
+	q := w.c.Cnt
 	w.c.close()
 	delay := time.Millisecond
 	for !sh.stop.Load() {
 		c, err := dial(withLink(context.Background(), w.link), sh.connector)
 		if err == nil {
-			c.cnt = q
+			c.Cnt = q
 			if err = w.sess.init(c); err == nil {
 				w.c = c
 				rec.reconnects++
@@ -247,6 +249,6 @@ func (w *worker) reconnect(rec *eventRecord) bool {
 			delay *= 2
 		}
 	}
-	w.c = &conn{cnt: q}
+	w.c = &conn{&sqlconn.Conn{Cnt: q}}
 	return false
 }

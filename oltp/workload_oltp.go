@@ -136,7 +136,7 @@ func (s *oltpSession) event(c *conn) error {
 	if s.deleteOnly {
 		t := s.table()
 		st := s.st[t-1][kDelete]
-		st.args[0] = s.id()
+		st.Args[0] = s.id()
 		return c.run(st)
 	}
 	switch o.Workload {
@@ -196,7 +196,7 @@ func (s *oltpSession) rangeCount(k stmtKind) int {
 func (s *oltpSession) pointSelects(c *conn) error {
 	st := s.st[s.table()-1][kPoint]
 	for i := 0; i < s.points; i++ {
-		st.args[0] = s.id()
+		st.Args[0] = s.id()
 		if err := c.run(st); err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (s *oltpSession) rangeGroup(c *conn, k stmtKind, n int) error {
 	st := s.st[s.table()-1][k]
 	for i := 0; i < n; i++ {
 		x := s.id()
-		st.args[0], st.args[1] = x, x+int64(s.o.RangeSize)-1
+		st.Args[0], st.Args[1] = x, x+int64(s.o.RangeSize)-1
 		if err := c.run(st); err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (s *oltpSession) rangeGroup(c *conn, k stmtKind, n int) error {
 func (s *oltpSession) indexUpdates(c *conn) error {
 	st := s.st[s.table()-1][kIndexUpdate]
 	for i := 0; i < s.o.IndexUpdates; i++ {
-		st.args[0] = s.id()
+		st.Args[0] = s.id()
 		if err := c.run(st); err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ func (s *oltpSession) nonIndexUpdates(c *conn) error {
 	st := s.st[s.table()-1][kNonIndexUpdate]
 	for i := 0; i < s.o.NonIndexUpdates; i++ {
 		s.r.Digits(s.c, 11)
-		st.args[0], st.args[1] = s.c, s.id()
+		st.Args[0], st.Args[1] = s.c, s.id()
 		if err := c.run(st); err != nil {
 			return err
 		}
@@ -248,11 +248,11 @@ func (s *oltpSession) deleteInserts(c *conn) error {
 		id, k := s.id(), s.id()
 		s.r.Digits(s.c, 11)
 		s.r.Digits(s.pad, 11)
-		del.args[0] = id
-		if len(ins.args) == 4 {
-			ins.args[0], ins.args[1], ins.args[2], ins.args[3] = id, k, s.c, s.pad
+		del.Args[0] = id
+		if len(ins.Args) == 4 {
+			ins.Args[0], ins.Args[1], ins.Args[2], ins.Args[3] = id, k, s.c, s.pad
 		} else {
-			ins.args[0], ins.args[1], ins.args[2] = k, s.c, s.pad
+			ins.Args[0], ins.Args[1], ins.Args[2] = k, s.c, s.pad
 		}
 		if err := c.run(del); err != nil {
 			return err

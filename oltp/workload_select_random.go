@@ -39,8 +39,8 @@ func (s *randomPointsSession) init(c *conn) error {
 func (s *randomPointsSession) done(*conn) error { return nil }
 
 func (s *randomPointsSession) event(c *conn) error {
-	for i := range s.st.args {
-		s.st.args[i] = int64(s.dist.Draw(s.r, s.rmin, s.rmax))
+	for i := range s.st.Args {
+		s.st.Args[i] = int64(s.dist.Draw(s.r, s.rmin, s.rmax))
 	}
 	return c.run(s.st)
 }
@@ -72,9 +72,9 @@ func (s *randomRangesSession) init(c *conn) error {
 func (s *randomRangesSession) done(*conn) error { return nil }
 
 func (s *randomRangesSession) event(c *conn) error {
-	for i := 0; i < len(s.st.args); i += 2 {
+	for i := 0; i < len(s.st.Args); i += 2 {
 		v := int64(s.dist.Draw(s.r, s.rmin, s.rmax))
-		s.st.args[i], s.st.args[i+1] = v, v+int64(s.o.Delta)
+		s.st.Args[i], s.st.Args[i+1] = v, v+int64(s.o.Delta)
 	}
 	return c.run(s.st)
 }

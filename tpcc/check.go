@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"benchmatrix/sqlconn"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -92,12 +94,12 @@ func (r *CheckResult) Failed() []string {
 // transaction on, the conditions on history are skipped: it deletes
 // history rows.
 func Check(ctx context.Context, cfg *mysql.Config, o Options) (*CheckResult, error) {
-	db, err := openDB(cfg, 1)
+	db, err := sqlconn.OpenDB(cfg, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	if err := checkTables(ctx, db, &o); err != nil {
+	if err := checkTables(&o, maxOnDB(ctx, db)); err != nil {
 		return nil, err
 	}
 	conn, err := db.Conn(ctx)

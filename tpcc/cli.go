@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"benchmatrix/oltp"
+	"benchmatrix/sqlconn"
 )
 
 // IsScript reports whether a sysbench command line names sysbench-tpcc's
@@ -172,6 +173,12 @@ func sortedKeys(m map[string]bool) []string {
 
 // Main runs a sysbench-tpcc command line and returns sysbench's exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, nil)
+}
+
+// MainWith is Main whose runs use procs (see RunWith); the command that
+// owns the process passes the one that may change GOMAXPROCS.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, procs sqlconn.ProcReserver) int {
 	inv, err := ParseCommandLine(args)
 	if err != nil {
 		ue := &oltp.UsageError{Kind: oltp.KindFatal, Msg: err.Error()}
@@ -264,7 +271,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(out, formatInterval(iv, o.Percentile))
 	}
-	res, err := Run(ctx, inv.Config, o, report)
+	res, err := RunWith(ctx, inv.Config, o, report, procs)
 	if err != nil && res == nil {
 		return fail(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"benchmatrix/sqlconn"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -51,40 +53,41 @@ func (e *ExistingTablesError) Error() string {
 		e.DB, strings.Join(e.Tables, ", "))
 }
 
-// openDB opens a pool on cfg for up to conns connections.
-func openDB(cfg *mysql.Config, conns int) (*sql.DB, error) {
-	cn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, err
-	}
-	db := sql.OpenDB(cn)
-	db.SetMaxOpenConns(conns + 1)
-	db.SetMaxIdleConns(conns + 1)
-	return db, nil
-}
-
 // sessionInit is what sysbench-tpcc's db_connection_init sends on each
 // connection: the isolation level under the variable's name the server
 // reports (tx_isolation or transaction_isolation), foreign key checks
 // off, autocommit off.
 func sessionInit(ctx context.Context, c *sql.Conn, o *Options) error {
 	var name, value string
-	if err := c.QueryRowContext(ctx, "SHOW VARIABLES LIKE 't%_isolation'").Scan(&name, &value); err != nil {
-		return fmt.Errorf("SHOW VARIABLES LIKE 't%%_isolation': %w", err)
+	if err := c.QueryRowContext(ctx, isolationQuery).Scan(&name, &value); err != nil {
+		return fmt.Errorf("%s: %w", isolationQuery, err)
 	}
-	if !identifier(name) {
-		return fmt.Errorf("the server names its isolation variable %q", name)
+	qs, err := sessionStatements(name, o)
+	if err != nil {
+		return err
 	}
-	for _, q := range []string{
-		fmt.Sprintf("SET SESSION %s='%s'", name, isolationLevels[o.TrxLevel]),
-		"SET FOREIGN_KEY_CHECKS=0",
-		"SET autocommit=0",
-	} {
+	for _, q := range qs {
 		if _, err := c.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
 	return nil
+}
+
+// isolationQuery asks the server the name of its isolation variable.
+const isolationQuery = "SHOW VARIABLES LIKE 't%_isolation'"
+
+// sessionStatements are the statements of sessionInit once the server
+// has named its isolation variable.
+func sessionStatements(name string, o *Options) ([]string, error) {
+	if !identifier(name) {
+		return nil, fmt.Errorf("the server names its isolation variable %q", name)
+	}
+	return []string{
+		fmt.Sprintf("SET SESSION %s='%s'", name, isolationLevels[o.TrxLevel]),
+		"SET FOREIGN_KEY_CHECKS=0",
+		"SET autocommit=0",
+	}, nil
 }
 
 // existing lists the workload's tables already in the database.
@@ -172,7 +175,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) (
 		defer logMu.Unlock()
 		fmt.Fprintf(log, format, args...)
 	}
-	db, err := openDB(cfg, o.Threads)
+	db, err := sqlconn.OpenDB(cfg, o.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -809,7 +812,7 @@ func Cleanup(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) e
 	if log == nil {
 		log = io.Discard
 	}
-	db, err := openDB(cfg, 1)
+	db, err := sqlconn.OpenDB(cfg, 1)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 
 	"database/sql"
 
+	"benchmatrix/sqlconn"
+
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -18,12 +20,12 @@ func Prewarm(ctx context.Context, cfg *mysql.Config, o Options, log io.Writer) e
 	if log == nil {
 		log = io.Discard
 	}
-	db, err := openDB(cfg, o.Threads)
+	db, err := sqlconn.OpenDB(cfg, o.Threads)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := checkTables(ctx, db, &o); err != nil {
+	if err := checkTables(&o, maxOnDB(ctx, db)); err != nil {
 		return err
 	}
 	tables := make(chan string)

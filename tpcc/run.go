@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -12,12 +13,10 @@ import (
 	"time"
 
 	"benchmatrix/oltp"
+	"benchmatrix/sqlconn"
 
 	"github.com/go-sql-driver/mysql"
 )
-
-// Client error numbers that mean the connection is gone.
-var lostConn = []uint16{2006, 2011, 2013, 2055}
 
 // Keying and think times of the specification (clause 5.2.5.7): seconds
 // before each transaction (keying) and the mean of the negative
@@ -33,11 +32,11 @@ type TableSetError struct{ Msg string }
 func (e *TableSetError) Error() string { return e.Msg }
 
 // checkTables makes sure every table set exists with at least Scale
-// warehouses before a run.
-func checkTables(ctx context.Context, db *sql.DB, o *Options) error {
+// warehouses before a run; maxW answers a "SELECT MAX(w_id)" (valid:
+// not NULL).
+func checkTables(o *Options, maxW func(q string) (n int64, valid bool, err error)) error {
 	for n := 1; n <= o.Tables; n++ {
-		var maxW sql.NullInt64
-		err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT MAX(w_id) FROM warehouse%d", n)).Scan(&maxW)
+		m, valid, err := maxW(fmt.Sprintf("SELECT MAX(w_id) FROM warehouse%d", n))
 		if errno(err) == 1146 {
 			return &TableSetError{Msg: fmt.Sprintf("table set %d does not exist (warehouse%d: %v); prepare it first with the same --tables=%d --scale=%d",
 				n, n, err, o.Tables, o.Scale)}
@@ -45,28 +44,46 @@ func checkTables(ctx context.Context, db *sql.DB, o *Options) error {
 		if err != nil {
 			return fmt.Errorf("check table set %d: %w", n, err)
 		}
-		if !maxW.Valid || int(maxW.Int64) < o.Scale {
+		if !valid || int(m) < o.Scale {
 			return &TableSetError{Msg: fmt.Sprintf("table set %d has %d warehouses, the run asks for --scale=%d (prepare with the same --scale)",
-				n, maxW.Int64, o.Scale)}
+				n, m, o.Scale)}
 		}
 	}
 	return nil
 }
 
-func errno(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
+// maxOn answers checkTables' question on a worker's connection.
+func maxOn(c *sqlconn.Conn) func(q string) (int64, bool, error) {
+	return func(q string) (int64, bool, error) {
+		var r sqlconn.Rows
+		if err := c.QueryRows([]byte(q), &r); err != nil {
+			return 0, false, err
+		}
+		if r.Len() == 0 || r.Null(0, 0) {
+			return 0, false, nil
+		}
+		return r.Int(0, 0), true, nil
 	}
-	return 0
 }
+
+// maxOnDB answers it on a pool.
+func maxOnDB(ctx context.Context, db *sql.DB) func(q string) (int64, bool, error) {
+	return func(q string) (int64, bool, error) {
+		var m sql.NullInt64
+		err := db.QueryRowContext(ctx, q).Scan(&m)
+		return m.Int64, m.Valid, err
+	}
+}
+
+func errno(err error) uint16 { return sqlconn.Errno(err) }
 
 // worker is one connection running events.
 type worker struct {
-	id  int
-	mu  sync.Mutex
-	cur *tally // since the last tick
-	s   session
+	id   int
+	link *sqlconn.Link // the socket under s.c, closed to end a statement in flight
+	mu   sync.Mutex
+	cur  *tally // since the last tick
+	s    session
 	// busy is the worker's time spent in events, for sysbench's fairness.
 	busy   time.Duration
 	events int64
@@ -79,16 +96,23 @@ type worker struct {
 // anything else fatal. report gets every interval (o.Interval, or each
 // second when 0), warm-up ones too.
 func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error) {
+	return RunWith(ctx, cfg, o, report, nil)
+}
+
+// RunWith is Run whose workers use blocking sockets when procs makes room
+// for them in the scheduler (or GOMAXPROCS already has it), as the oltp
+// engine's do (sqlconn.UseBlocking).
+func RunWith(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs sqlconn.ProcReserver) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	db, err := openDB(cfg, o.Threads)
+	blocking := sqlconn.UseBlocking(cfg, o.Threads, procs)
+	cn, err := sqlconn.NewConnector(cfg, blocking)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	if err := checkTables(ctx, db, &o); err != nil {
-		return nil, err
+	if blocking && procs != nil {
+		defer procs.Reserve(o.Threads)()
 	}
 	seed := o.RandSeed
 	if seed == 0 {
@@ -100,32 +124,37 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	runC := newNuConst(newRng(seed, -1), loadC.c255)
 
 	workers := make([]*worker, o.Threads)
-	for i := range workers {
-		c, err := db.Conn(ctx)
-		if err == nil {
-			err = sessionInit(ctx, c, &o)
-			if err != nil {
-				c.Close()
-			}
-		}
-		if err != nil {
-			for _, w := range workers[:i] {
-				w.s.c.Close()
-			}
-			return nil, fmt.Errorf("connect worker %d: %w", i, err)
-		}
-		workers[i] = &worker{id: i, cur: newTally(), s: session{c: c, o: &o, g: newRng(seed, 1000+i), nc: &runC}}
-	}
 	defer func() {
 		for _, w := range workers {
-			if w.s.c != nil {
+			if w != nil {
 				w.s.c.Close()
 			}
 		}
 	}()
+	for i := range workers {
+		w := &worker{id: i, link: &sqlconn.Link{}, cur: newTally(), s: session{o: &o, g: newRng(seed, 1000+i), nc: &runC}}
+		c, err := connect(ctx, cn, w.link, &o, i == 0)
+		if err != nil {
+			var te *TableSetError
+			if errors.As(err, &te) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("connect worker %d: %w", i, err)
+		}
+		w.s.c = c
+		workers[i] = w
+	}
 
-	runCtx, stopWorkers := context.WithCancel(ctx)
-	defer stopWorkers()
+	runCtx, cancelWorkers := context.WithCancel(ctx)
+	defer cancelWorkers()
+	// stopWorkers ends the events in flight: their statements' sockets
+	// are closed (the workers see runCtx done and drop the event).
+	stopWorkers := func() {
+		cancelWorkers()
+		for _, w := range workers {
+			w.link.Sever()
+		}
+	}
 	var stop atomic.Bool
 	var started atomic.Int64
 	var fatal error
@@ -136,7 +165,7 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.loop(runCtx, db, &o, &stop, &started); err != nil {
+			if err := w.loop(runCtx, cn, &o, &stop, &started); err != nil {
 				fatalOnce.Do(func() { fatal = err })
 				stop.Store(true)
 			}
@@ -313,7 +342,7 @@ func ignorable(o *Options, err error) bool {
 }
 
 // loop runs events until stop; an error it returns is fatal for the run.
-func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.Bool, started *atomic.Int64) error {
+func (w *worker) loop(ctx context.Context, cn driver.Connector, o *Options, stop *atomic.Bool, started *atomic.Int64) error {
 	s := &w.s
 	for !stop.Load() && ctx.Err() == nil {
 		if o.Events > 0 && started.Add(1) > o.Events {
@@ -332,7 +361,7 @@ func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.
 				}
 				begin = time.Now()
 			}
-			err := s.run(ctx, typ)
+			err := s.run(typ)
 			if err == nil {
 				break
 			}
@@ -346,15 +375,18 @@ func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.
 			errs++
 			codes[n]++
 			restarts[typ]++
-			if slices.Contains(lostConn, n) {
-				if err := w.reconnect(ctx, db, o); err != nil {
+			if slices.Contains(sqlconn.LostConnErrnos, n) {
+				if err := w.reconnect(ctx, cn, o); err != nil {
+					if ctx.Err() != nil {
+						return nil // stopped while reconnecting
+					}
 					return fmt.Errorf("worker %d: reconnect: %w", w.id, err)
 				}
 				reconnects++
 				continue
 			}
 			// sysbench-tpcc's before_restart_event.
-			if err := s.exec(ctx, "ROLLBACK"); err != nil {
+			if err := s.exec("ROLLBACK"); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -365,10 +397,10 @@ func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.
 		w.mu.Lock()
 		t := w.cur
 		t.record(typ, ns)
-		t.reads += s.reads
-		t.writes += s.writes
-		t.others += s.others
-		s.reads, s.writes, s.others = 0, 0, 0
+		t.reads += s.c.Cnt.Reads
+		t.writes += s.c.Cnt.Writes
+		t.others += s.c.Cnt.Others
+		s.c.Cnt = sqlconn.Counts{}
 		t.errors += errs
 		t.reconnects += reconnects
 		for i := range numTypes {
@@ -398,21 +430,57 @@ func (w *worker) loop(ctx context.Context, db *sql.DB, o *Options, stop *atomic.
 	return nil
 }
 
-func (w *worker) reconnect(ctx context.Context, db *sql.DB, o *Options) error {
+func (w *worker) reconnect(ctx context.Context, cn driver.Connector, o *Options) error {
+	cnt := w.s.c.Cnt
 	w.s.c.Close()
 	for {
-		c, err := db.Conn(ctx)
+		c, err := connect(ctx, cn, w.link, o, false)
 		if err == nil {
-			if err = sessionInit(ctx, c, o); err == nil {
-				w.s.c = c
-				return nil
-			}
-			c.Close()
+			c.Cnt = cnt
+			w.s.c = c
+			return nil
 		}
 		if !sleepCtx(ctx, time.Millisecond) {
 			return ctx.Err()
 		}
 	}
+}
+
+// connect dials a worker's connection, its socket in link, and sets its
+// session up as sysbench-tpcc does (sessionStatements), not counted;
+// first: the run's first connection, which checks the tables before.
+func connect(ctx context.Context, cn driver.Connector, link *sqlconn.Link, o *Options, first bool) (*sqlconn.Conn, error) {
+	c, err := sqlconn.Dial(sqlconn.WithLink(ctx, link), cn)
+	if err != nil {
+		return nil, err
+	}
+	if first {
+		if err := checkTables(o, maxOn(c)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	var r sqlconn.Rows
+	if err := c.QueryRows([]byte(isolationQuery), &r); err != nil {
+		c.Close()
+		return nil, err
+	}
+	name := ""
+	if r.Len() > 0 {
+		name = r.String(0, 0)
+	}
+	qs, err := sessionStatements(name, o)
+	for _, q := range qs {
+		if err == nil {
+			err = c.Exec([]byte(q))
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.Cnt = sqlconn.Counts{}
+	return c, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

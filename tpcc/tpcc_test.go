@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -15,26 +14,23 @@ import (
 	"time"
 
 	"benchmatrix/oltp"
+	"benchmatrix/sqlconn"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/schema.golden")
 
 // sessionCounters reads the connection's own Com_* counters.
-func sessionCounters(t *testing.T, ctx context.Context, c *sql.Conn) map[string]int64 {
+func sessionCounters(t *testing.T, c *sqlconn.Conn) map[string]int64 {
 	t.Helper()
-	rows, err := c.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback')")
-	if err != nil {
+	var rows sqlconn.Rows
+	if err := c.QueryRows([]byte("SHOW SESSION STATUS WHERE Variable_name IN ('Com_select','Com_insert','Com_update','Com_delete','Com_begin','Com_commit','Com_rollback')"), &rows); err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	m := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		m[k] = v
+	for i := range rows.Len() {
+		m[rows.String(i, 0)] = rows.Int(i, 1)
 	}
 	return m
 }
@@ -136,7 +132,7 @@ func TestPrepareRunCheck(t *testing.T) {
 		t.Errorf("second prepare: %v", err)
 	}
 
-	t.Run("statements per transaction", func(t *testing.T) { statementsPerTransaction(t, ctx, db, &o) })
+	t.Run("statements per transaction", func(t *testing.T) { statementsPerTransaction(t, ctx, cfg, &o) })
 	check("after the statements test")
 
 	// A run: NOPM and TPM from committed transactions; the data stays
@@ -202,26 +198,27 @@ func sumRows(m map[string]int64) int64 {
 // statementsPerTransaction runs each transaction 40 times on one
 // connection and checks the server's own statement counters against
 // what sysbench-tpcc's Lua sends for it.
-func statementsPerTransaction(t *testing.T, ctx context.Context, db *sql.DB, o *Options) {
-	c, err := db.Conn(ctx)
+func statementsPerTransaction(t *testing.T, ctx context.Context, cfg *mysql.Config, o *Options) {
+	cn, err := sqlconn.NewConnector(cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := connect(ctx, cn, &sqlconn.Link{}, o, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := sessionInit(ctx, c, o); err != nil {
-		t.Fatal(err)
-	}
 	nc := newNuConst(newRng(5, 0), -1)
 	s := &session{c: c, o: o, g: newRng(5, 1), nc: &nc}
 	seen := map[string]map[string]bool{}
 	for _, typ := range []Type{NewOrder, Payment, OrderStatus, Delivery, StockLevel} {
 		seen[typ.String()] = map[string]bool{}
 		for i := range 40 {
-			before := sessionCounters(t, ctx, c)
-			if err := s.run(ctx, typ); err != nil {
+			before := sessionCounters(t, c)
+			if err := s.run(typ); err != nil {
 				t.Fatalf("%s: %v", typ, err)
 			}
-			after := sessionCounters(t, ctx, c)
+			after := sessionCounters(t, c)
 			d := map[string]int64{}
 			for k, v := range after {
 				d[strings.TrimPrefix(k, "Com_")] = v - before[k]

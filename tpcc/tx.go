@@ -1,12 +1,12 @@
 package tpcc
 
 import (
-	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
+
+	"benchmatrix/sqlconn"
 )
 
 // Type is a transaction type of the mix.
@@ -69,115 +69,66 @@ func pick(g *rng, purge bool, mix []int) Type {
 	}
 }
 
-// StatementError is a statement the server refused.
-type StatementError struct {
-	SQL string
-	Err error
-}
-
-func (e *StatementError) Error() string { return fmt.Sprintf("%v (statement: %s)", e.Err, e.SQL) }
-func (e *StatementError) Unwrap() error { return e.Err }
-
 // session is one worker's connection and draws. Statements are text
-// queries with literals, as sysbench-tpcc sends them (con:query); each
-// is counted as sysbench's driver counts it: a result set is a read, a
-// statement that changed rows a write, anything else other.
+// queries with literals, as sysbench-tpcc sends them (con:query), built
+// into q (sqltext.go); the connection counts each as sysbench's driver
+// counts it: a result set is a read, a statement that changed rows a
+// write, anything else other.
 type session struct {
-	c  *sql.Conn
+	c  *sqlconn.Conn
 	o  *Options
 	g  *rng
 	nc *nuConst
 
-	reads, writes, others int64
+	q       []byte          // the statement being sent
+	scratch []byte          // a value built for it
+	rows    [4]sqlconn.Rows // result sets the transactions keep at once
 	// rolledBack: the last New-Order was the 1% that rolls back (an
 	// unused item number), counted by sysbench-tpcc as an error.
 	rolledBack bool
 }
 
-func (s *session) query(ctx context.Context, q string) ([][]string, error) {
-	rows, err := s.c.QueryContext(ctx, q)
-	if err != nil {
-		return nil, &StatementError{SQL: q, Err: err}
+// errNoRow is a statement that returned no row where one was needed.
+var errNoRow = errors.New("no row")
+
+// query sends the statement format with args and reads its rows into
+// s.rows[into].
+func (s *session) query(into int, format string, args ...arg) (*sqlconn.Rows, error) {
+	s.q = appendSQL(s.q[:0], format, args...)
+	r := &s.rows[into]
+	if err := s.c.QueryRows(s.q, r); err != nil {
+		return nil, err
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, &StatementError{SQL: q, Err: err}
-	}
-	raw := make([]sql.RawBytes, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range raw {
-		ptrs[i] = &raw[i]
-	}
-	var out [][]string
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, &StatementError{SQL: q, Err: err}
-		}
-		row := make([]string, len(raw))
-		for i, b := range raw {
-			if b == nil {
-				row[i] = "\x00NULL"
-			} else {
-				row[i] = string(b)
-			}
-		}
-		out = append(out, row)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, &StatementError{SQL: q, Err: err}
-	}
-	s.reads++
-	return out, nil
+	return r, nil
 }
 
-// one is query's first row, or an error naming the statement when there
-// is none.
-func (s *session) one(ctx context.Context, q string) ([]string, error) {
-	rows, err := s.query(ctx, q)
+// one is query when a row must come back: an error naming the statement
+// when none does.
+func (s *session) one(into int, format string, args ...arg) (*sqlconn.Rows, error) {
+	r, err := s.query(into, format, args...)
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
-		return nil, &StatementError{SQL: q, Err: fmt.Errorf("no row")}
+	if r.Len() == 0 {
+		return nil, &sqlconn.StatementError{Err: errNoRow, SQL: string(s.q)}
 	}
-	return rows[0], nil
+	return r, nil
 }
 
-func (s *session) exec(ctx context.Context, q string) error {
-	res, err := s.c.ExecContext(ctx, q)
-	if err != nil {
-		return &StatementError{SQL: q, Err: err}
-	}
-	if n, err := res.RowsAffected(); err == nil && n > 0 {
-		s.writes++
-	} else {
-		s.others++
-	}
-	return nil
+func (s *session) exec(format string, args ...arg) error {
+	s.q = appendSQL(s.q[:0], format, args...)
+	return s.c.Exec(s.q)
 }
 
-func (s *session) begin(ctx context.Context, readOnly bool) error {
+func (s *session) begin(readOnly bool) error {
 	switch {
 	case !s.o.Splittable:
-		return s.exec(ctx, "BEGIN")
+		return s.exec("BEGIN")
 	case readOnly:
-		return s.exec(ctx, "START TRANSACTION READ ONLY")
+		return s.exec("START TRANSACTION READ ONLY")
 	default:
-		return s.exec(ctx, "START TRANSACTION READ WRITE")
+		return s.exec("START TRANSACTION READ WRITE")
 	}
-}
-
-func isNull(v string) bool { return v == "\x00NULL" }
-
-func atoi(v string) int {
-	n, _ := strconv.Atoi(v)
-	return n
-}
-
-func atof(v string) float64 {
-	f, _ := strconv.ParseFloat(v, 64)
-	return f
 }
 
 // otherWare draws a warehouse other than home (clause 2.4.1.5, 2.5.1.2);
@@ -194,21 +145,21 @@ func (s *session) otherWare(home int) int {
 	}
 }
 
-func (s *session) run(ctx context.Context, t Type) error {
+func (s *session) run(t Type) error {
 	s.rolledBack = false
 	switch t {
 	case NewOrder:
-		return s.newOrder(ctx)
+		return s.newOrder()
 	case Payment:
-		return s.payment(ctx)
+		return s.payment()
 	case OrderStatus:
-		return s.orderStatus(ctx)
+		return s.orderStatus()
 	case Delivery:
-		return s.delivery(ctx)
+		return s.delivery()
 	case StockLevel:
-		return s.stockLevel(ctx)
+		return s.stockLevel()
 	default:
-		return s.purge(ctx)
+		return s.purge()
 	}
 }
 
@@ -216,7 +167,7 @@ func (s *session) run(ctx context.Context, t Type) error {
 // statements: 5..15 lines, 1% of them with an unused item number on the
 // line before the last (sysbench-tpcc's place for it), which finds no
 // item and rolls back.
-func (s *session) newOrder(ctx context.Context) error {
+func (s *session) newOrder() error {
 	t := s.g.uniform(1, s.o.Tables)
 	w := s.g.uniform(1, s.o.Scale)
 	d := s.g.uniform(1, DistPerWare)
@@ -238,84 +189,87 @@ func (s *session) newOrder(ctx context.Context) error {
 		}
 		qty[i] = s.g.uniform(1, 10)
 	}
-	if err := s.begin(ctx, false); err != nil {
+	if err := s.begin(false); err != nil {
 		return err
 	}
-	cw, err := s.one(ctx, fmt.Sprintf("SELECT c_discount, c_last, c_credit, w_tax FROM customer%d, warehouse%d WHERE w_id = %d AND c_w_id = w_id AND c_d_id = %d AND c_id = %d", t, t, w, d, c))
+	cw, err := s.one(0, "SELECT c_discount, c_last, c_credit, w_tax FROM customer%d, warehouse%d WHERE w_id = %d AND c_w_id = w_id AND c_d_id = %d AND c_id = %d", num(t), num(t), num(w), num(d), num(c))
 	if err != nil {
 		return err
 	}
-	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_next_o_id, d_tax FROM district%d WHERE d_w_id = %d AND d_id = %d FOR UPDATE", t, w, d))
+	dist, err := s.one(1, "SELECT d_next_o_id, d_tax FROM district%d WHERE d_w_id = %d AND d_id = %d FOR UPDATE", num(t), num(w), num(d))
 	if err != nil {
 		return err
 	}
-	oID := atoi(dist[0])
-	if err := s.exec(ctx, fmt.Sprintf("UPDATE district%d SET d_next_o_id = %d WHERE d_id = %d AND d_w_id= %d", t, oID+1, d, w)); err != nil {
+	oID := int(dist.Int(0, 0))
+	discount, wTax, dTax := cw.Float(0, 0), cw.Float(0, 3), dist.Float(0, 1)
+	if err := s.exec("UPDATE district%d SET d_next_o_id = %d WHERE d_id = %d AND d_w_id= %d", num(t), num(oID+1), num(d), num(w)); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO orders%d (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (%d,%d,%d,%d,NOW(),%d,%d)",
-		t, oID, d, w, c, olCnt, allLocal)); err != nil {
+	if err := s.exec("INSERT INTO orders%d (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) VALUES (%d,%d,%d,%d,NOW(),%d,%d)",
+		num(t), num(oID), num(d), num(w), num(c), num(olCnt), num(allLocal)); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO new_orders%d (no_o_id, no_d_id, no_w_id) VALUES (%d,%d,%d)", t, oID, d, w)); err != nil {
+	if err := s.exec("INSERT INTO new_orders%d (no_o_id, no_d_id, no_w_id) VALUES (%d,%d,%d)", num(t), num(oID), num(d), num(w)); err != nil {
 		return err
 	}
-	discount, wTax, dTax := atof(cw[0]), atof(cw[3]), atof(dist[1])
 	for n := 1; n <= olCnt; n++ {
-		it, err := s.query(ctx, fmt.Sprintf("SELECT i_price, i_name, i_data FROM item%d WHERE i_id = %d", t, item[n]))
+		it, err := s.query(2, "SELECT i_price, i_name, i_data FROM item%d WHERE i_id = %d", num(t), num(item[n]))
 		if err != nil {
 			return err
 		}
-		if len(it) == 0 {
+		if it.Len() == 0 {
 			s.rolledBack = true
-			return s.exec(ctx, "ROLLBACK")
+			return s.exec("ROLLBACK")
 		}
-		st, err := s.one(ctx, fmt.Sprintf("SELECT s_quantity, s_data, s_dist_%02d s_dist FROM stock%d WHERE s_i_id = %d AND s_w_id= %d FOR UPDATE", d, t, item[n], supply[n]))
+		st, err := s.one(3, "SELECT s_quantity, s_data, s_dist_%02d s_dist FROM stock%d WHERE s_i_id = %d AND s_w_id= %d FOR UPDATE", num(d), num(t), num(item[n]), num(supply[n]))
 		if err != nil {
 			return err
 		}
-		sq := atoi(st[0])
+		sq := int(st.Int(0, 0))
 		if sq > qty[n] {
 			sq -= qty[n]
 		} else {
 			sq = sq - qty[n] + 91
 		}
-		if err := s.exec(ctx, fmt.Sprintf("UPDATE stock%d SET s_quantity = %d WHERE s_i_id = %d AND s_w_id= %d", t, sq, item[n], supply[n])); err != nil {
+		// The stock row's s_dist stays in rows[3]; the UPDATE does not
+		// read into it.
+		if err := s.exec("UPDATE stock%d SET s_quantity = %d WHERE s_i_id = %d AND s_w_id= %d", num(t), num(sq), num(item[n]), num(supply[n])); err != nil {
 			return err
 		}
-		amount := float64(qty[n]) * atof(it[0][0]) * (1 + wTax + dTax) * (1 - discount)
+		amount := float64(qty[n]) * it.Float(0, 0) * (1 + wTax + dTax) * (1 - discount)
 		// sysbench-tpcc formats the amount with %d: LuaJIT truncates it.
-		if err := s.exec(ctx, fmt.Sprintf("INSERT INTO order_line%d (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (%d,%d,%d,%d,%d,%d,%d,%d,'%s')",
-			t, oID, d, w, n, item[n], supply[n], qty[n], int64(math.Trunc(amount)), st[2])); err != nil {
+		if err := s.exec("INSERT INTO order_line%d (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (%d,%d,%d,%d,%d,%d,%d,%d,'%s')",
+			num(t), num(oID), num(d), num(w), num(n), num(item[n]), num(supply[n]), num(qty[n]), arg{kind: 'd', i: int64(math.Trunc(amount))}, textBytes(st.Bytes(0, 2))); err != nil {
 			return err
 		}
 	}
-	return s.exec(ctx, "COMMIT")
+	return s.exec("COMMIT")
 }
 
 // customerByName finds the customer at position ceil(n/2) of those with
 // the last name in the district, ordered by first name (clause 2.5.2.2),
 // with sysbench-tpcc's two statements (a count, then the rows); cols are
-// the columns the second one reads (c_id last).
-func (s *session) customerByName(ctx context.Context, t, w, d int, last, cols string) ([]string, error) {
-	if _, err := s.one(ctx, fmt.Sprintf("SELECT count(c_id) namecnt FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s'", t, w, d, last)); err != nil {
-		return nil, err
+// the columns the second one reads. It returns the rows (in s.rows[2])
+// and the customer's row number.
+func (s *session) customerByName(t, w, d int, last, cols string) (*sqlconn.Rows, int, error) {
+	if _, err := s.one(2, "SELECT count(c_id) namecnt FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s'", num(t), num(w), num(d), text(last)); err != nil {
+		return nil, 0, err
 	}
-	rows, err := s.query(ctx, fmt.Sprintf("SELECT %s FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s' ORDER BY c_first", cols, t, w, d, last))
+	rows, err := s.query(2, "SELECT %s FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_last='%s' ORDER BY c_first", text(cols), num(t), num(w), num(d), text(last))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if len(rows) == 0 {
+	if rows.Len() == 0 {
 		// Every last name is in every district (the first 1,000
 		// customers take each once), unless the data is not TPC-C's.
-		return nil, fmt.Errorf("no customer named %s in warehouse %d district %d of table set %d", last, w, d, t)
+		return nil, 0, fmt.Errorf("no customer named %s in warehouse %d district %d of table set %d", last, w, d, t)
 	}
-	return rows[(len(rows)+1)/2-1], nil
+	return rows, (rows.Len()+1)/2 - 1, nil
 }
 
 // payment is the Payment transaction (clause 2.5): 60% of customers by
 // last name, 15% in a remote warehouse.
-func (s *session) payment(ctx context.Context) error {
+func (s *session) payment() error {
 	t := s.g.uniform(1, s.o.Tables)
 	w := s.g.uniform(1, s.o.Scale)
 	d := s.g.uniform(1, DistPerWare)
@@ -328,59 +282,62 @@ func (s *session) payment(ctx context.Context) error {
 		cw = s.otherWare(w)
 		cd = s.g.uniform(1, DistPerWare)
 	}
-	if err := s.begin(ctx, false); err != nil {
+	if err := s.begin(false); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, fmt.Sprintf("UPDATE warehouse%d SET w_ytd = w_ytd + %d WHERE w_id = %d", t, amount, w)); err != nil {
+	if err := s.exec("UPDATE warehouse%d SET w_ytd = w_ytd + %d WHERE w_id = %d", num(t), num(amount), num(w)); err != nil {
 		return err
 	}
-	wh, err := s.one(ctx, fmt.Sprintf("SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse%d WHERE w_id = %d", t, w))
+	wh, err := s.one(0, "SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse%d WHERE w_id = %d", num(t), num(w))
 	if err != nil {
 		return err
 	}
-	if err := s.exec(ctx, fmt.Sprintf("UPDATE district%d SET d_ytd = d_ytd + %d WHERE d_w_id = %d AND d_id= %d", t, amount, w, d)); err != nil {
+	if err := s.exec("UPDATE district%d SET d_ytd = d_ytd + %d WHERE d_w_id = %d AND d_id= %d", num(t), num(amount), num(w), num(d)); err != nil {
 		return err
 	}
-	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district%d WHERE d_w_id = %d AND d_id = %d", t, w, d))
+	dist, err := s.one(1, "SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district%d WHERE d_w_id = %d AND d_id = %d", num(t), num(w), num(d))
 	if err != nil {
 		return err
 	}
 	if byName {
-		row, err := s.customerByName(ctx, t, cw, cd, last, "c_id")
+		rows, i, err := s.customerByName(t, cw, cd, last, "c_id")
 		if err != nil {
 			return err
 		}
-		c = atoi(row[0])
+		c = int(rows.Int(i, 0))
 	}
-	cust, err := s.one(ctx, fmt.Sprintf("SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_since FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_id=%d FOR UPDATE", t, cw, cd, c))
+	cust, err := s.one(2, "SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_credit, c_credit_lim, c_discount, c_balance, c_ytd_payment, c_since FROM customer%d WHERE c_w_id = %d AND c_d_id= %d AND c_id=%d FOR UPDATE", num(t), num(cw), num(cd), num(c))
 	if err != nil {
 		return err
 	}
-	balance := atof(cust[12]) - float64(amount)
-	ytd := atof(cust[13]) + float64(amount)
-	if cust[9] == "BC" {
-		data, err := s.one(ctx, fmt.Sprintf("SELECT c_data FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id= %d", t, cw, cd, c))
+	balance := cust.Float(0, 12) - float64(amount)
+	ytd := cust.Float(0, 13) + float64(amount)
+	if string(cust.Bytes(0, 9)) == "BC" {
+		data, err := s.one(3, "SELECT c_data FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id= %d", num(t), num(cw), num(cd), num(c))
 		if err != nil {
 			return err
 		}
-		nd := fmt.Sprintf("| %4d %2d %4d %2d %4d $%7.2f %12d %24s", c, cd, cw, d, w, float64(amount), time.Now().Unix(), data[0])
+		nd := fmt.Sprintf("| %4d %2d %4d %2d %4d $%7.2f %12d %24s", c, cd, cw, d, w, float64(amount), time.Now().Unix(), data.Bytes(0, 0))
 		if len(nd) > 500 {
 			nd = nd[:500]
 		}
-		if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f, c_data=%s WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
-			t, balance, ytd, sqlQuote(nd), cw, cd, c)); err != nil {
+		if err := s.exec("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f, c_data=%s WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
+			num(t), flt(balance), flt(ytd), quoted([]byte(nd)), num(cw), num(cd), num(c)); err != nil {
 			return err
 		}
-	} else if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
-		t, balance, ytd, cw, cd, c)); err != nil {
+	} else if err := s.exec("UPDATE customer%d SET c_balance=%f, c_ytd_payment=%f WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d",
+		num(t), flt(balance), flt(ytd), num(cw), num(cd), num(c)); err != nil {
 		return err
 	}
-	hData := fmt.Sprintf("%10s %10s   ", wh[5], dist[5])
-	if err := s.exec(ctx, fmt.Sprintf("INSERT INTO history%d (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d,%d,%d,%d,%d,NOW(),%d,%s)",
-		t, cd, cw, c, d, w, amount, sqlQuote(hData))); err != nil {
+	// h_data: "%10s %10s   " of the warehouse's and district's names.
+	s.scratch = appendPadded(s.scratch[:0], wh.Bytes(0, 5), 10)
+	s.scratch = append(s.scratch, ' ')
+	s.scratch = append(appendPadded(s.scratch, dist.Bytes(0, 5), 10), "   "...)
+	if err := s.exec("INSERT INTO history%d (h_c_d_id, h_c_w_id, h_c_id, h_d_id, h_w_id, h_date, h_amount, h_data) VALUES (%d,%d,%d,%d,%d,NOW(),%d,%s)",
+		num(t), num(cd), num(cw), num(c), num(d), num(w), num(amount), quoted(s.scratch)); err != nil {
 		return err
 	}
-	return s.exec(ctx, "COMMIT")
+	return s.exec("COMMIT")
 }
 
 // orderStatus is the Order-Status transaction (clause 2.6): the
@@ -388,137 +345,137 @@ func (s *session) payment(ctx context.Context) error {
 // (sysbench-tpcc reads the lines of order number d_id, a slip in its
 // format arguments; here the customer's last order's, as the
 // specification says: the same statement, 5..15 rows either way.)
-func (s *session) orderStatus(ctx context.Context) error {
+func (s *session) orderStatus() error {
 	t := s.g.uniform(1, s.o.Tables)
 	w := s.g.uniform(1, s.o.Scale)
 	d := s.g.uniform(1, DistPerWare)
 	c := s.g.nurand(s.nc, 1023, 1, CustPerDist)
 	last := lastName(s.g.nurand(s.nc, 255, 0, lastNameSpan-1))
 	byName := s.g.uniform(1, 100) <= 60
-	if err := s.begin(ctx, true); err != nil {
+	if err := s.begin(true); err != nil {
 		return err
 	}
 	if byName {
-		row, err := s.customerByName(ctx, t, w, d, last, "c_balance, c_first, c_middle, c_id")
+		rows, i, err := s.customerByName(t, w, d, last, "c_balance, c_first, c_middle, c_id")
 		if err != nil {
 			return err
 		}
-		c = atoi(row[3])
-	} else if _, err := s.one(ctx, fmt.Sprintf("SELECT c_balance, c_first, c_middle, c_last FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d", t, w, d, c)); err != nil {
+		c = int(rows.Int(i, 3))
+	} else if _, err := s.one(0, "SELECT c_balance, c_first, c_middle, c_last FROM customer%d WHERE c_w_id = %d AND c_d_id=%d AND c_id=%d", num(t), num(w), num(d), num(c)); err != nil {
 		return err
 	}
-	ord, err := s.one(ctx, fmt.Sprintf("SELECT o_id, o_carrier_id, o_entry_d FROM orders%d WHERE o_w_id = %d AND o_d_id = %d AND o_c_id = %d ORDER BY o_id DESC", t, w, d, c))
+	ord, err := s.one(0, "SELECT o_id, o_carrier_id, o_entry_d FROM orders%d WHERE o_w_id = %d AND o_d_id = %d AND o_c_id = %d ORDER BY o_id DESC", num(t), num(w), num(d), num(c))
 	if err != nil {
 		return err
 	}
-	if _, err := s.query(ctx, fmt.Sprintf("SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id = %d", t, w, d, atoi(ord[0]))); err != nil {
+	if _, err := s.query(1, "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id = %d", num(t), num(w), num(d), num(int(ord.Int(0, 0)))); err != nil {
 		return err
 	}
-	return s.exec(ctx, "COMMIT")
+	return s.exec("COMMIT")
 }
 
 // delivery is the Delivery transaction (clause 2.7), in one database
 // transaction for the ten districts as sysbench-tpcc runs it.
-func (s *session) delivery(ctx context.Context) error {
+func (s *session) delivery() error {
 	t := s.g.uniform(1, s.o.Tables)
 	w := s.g.uniform(1, s.o.Scale)
 	carrier := s.g.uniform(1, 10)
-	if err := s.begin(ctx, false); err != nil {
+	if err := s.begin(false); err != nil {
 		return err
 	}
 	for d := 1; d <= DistPerWare; d++ {
-		no, err := s.query(ctx, fmt.Sprintf("SELECT no_o_id FROM new_orders%d WHERE no_d_id = %d AND no_w_id = %d ORDER BY no_o_id ASC LIMIT 1 FOR UPDATE", t, d, w))
+		no, err := s.query(0, "SELECT no_o_id FROM new_orders%d WHERE no_d_id = %d AND no_w_id = %d ORDER BY no_o_id ASC LIMIT 1 FOR UPDATE", num(t), num(d), num(w))
 		if err != nil {
 			return err
 		}
-		if len(no) == 0 || isNull(no[0][0]) {
+		if no.Len() == 0 || no.Null(0, 0) {
 			continue
 		}
-		o := atoi(no[0][0])
-		if err := s.exec(ctx, fmt.Sprintf("DELETE FROM new_orders%d WHERE no_o_id = %d AND no_d_id = %d AND no_w_id = %d", t, o, d, w)); err != nil {
+		o := int(no.Int(0, 0))
+		if err := s.exec("DELETE FROM new_orders%d WHERE no_o_id = %d AND no_d_id = %d AND no_w_id = %d", num(t), num(o), num(d), num(w)); err != nil {
 			return err
 		}
-		oc, err := s.one(ctx, fmt.Sprintf("SELECT o_c_id FROM orders%d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", t, o, d, w))
+		oc, err := s.one(1, "SELECT o_c_id FROM orders%d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", num(t), num(o), num(d), num(w))
 		if err != nil {
 			return err
 		}
-		if err := s.exec(ctx, fmt.Sprintf("UPDATE orders%d SET o_carrier_id = %d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", t, carrier, o, d, w)); err != nil {
+		if err := s.exec("UPDATE orders%d SET o_carrier_id = %d WHERE o_id = %d AND o_d_id = %d AND o_w_id = %d", num(t), num(carrier), num(o), num(d), num(w)); err != nil {
 			return err
 		}
-		if err := s.exec(ctx, fmt.Sprintf("UPDATE order_line%d SET ol_delivery_d = NOW() WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", t, o, d, w)); err != nil {
+		if err := s.exec("UPDATE order_line%d SET ol_delivery_d = NOW() WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", num(t), num(o), num(d), num(w)); err != nil {
 			return err
 		}
-		sum, err := s.one(ctx, fmt.Sprintf("SELECT SUM(ol_amount) sm FROM order_line%d WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", t, o, d, w))
+		sum, err := s.one(2, "SELECT SUM(ol_amount) sm FROM order_line%d WHERE ol_o_id = %d AND ol_d_id = %d AND ol_w_id = %d", num(t), num(o), num(d), num(w))
 		if err != nil {
 			return err
 		}
-		if err := s.exec(ctx, fmt.Sprintf("UPDATE customer%d SET c_balance = c_balance + %f, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_id = %d AND c_d_id = %d AND c_w_id = %d",
-			t, atof(sum[0]), atoi(oc[0]), d, w)); err != nil {
+		if err := s.exec("UPDATE customer%d SET c_balance = c_balance + %f, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_id = %d AND c_d_id = %d AND c_w_id = %d",
+			num(t), flt(sum.Float(0, 0)), num(int(oc.Int(0, 0))), num(d), num(w)); err != nil {
 			return err
 		}
 	}
-	return s.exec(ctx, "COMMIT")
+	return s.exec("COMMIT")
 }
 
 // stockLevel is the Stock-Level transaction (clause 2.8): distinct items
 // of the district's last 20 orders with stock under a threshold of
 // 10..20, in sysbench-tpcc's one join.
-func (s *session) stockLevel(ctx context.Context) error {
+func (s *session) stockLevel() error {
 	t := s.g.uniform(1, s.o.Tables)
 	w := s.g.uniform(1, s.o.Scale)
 	d := s.g.uniform(1, DistPerWare)
 	level := s.g.uniform(10, 20)
-	if err := s.begin(ctx, true); err != nil {
+	if err := s.begin(true); err != nil {
 		return err
 	}
-	dist, err := s.one(ctx, fmt.Sprintf("SELECT d_next_o_id FROM district%d WHERE d_id = %d AND d_w_id= %d", t, d, w))
+	dist, err := s.one(0, "SELECT d_next_o_id FROM district%d WHERE d_id = %d AND d_w_id= %d", num(t), num(d), num(w))
 	if err != nil {
 		return err
 	}
-	next := atoi(dist[0])
-	if _, err := s.query(ctx, fmt.Sprintf("SELECT COUNT(DISTINCT (s_i_id)) FROM order_line%d, stock%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id < %d AND ol_o_id >= %d AND s_w_id= %d AND s_i_id=ol_i_id AND s_quantity < %d",
-		t, t, w, d, next, next-20, w, level)); err != nil {
+	next := int(dist.Int(0, 0))
+	if _, err := s.query(1, "SELECT COUNT(DISTINCT (s_i_id)) FROM order_line%d, stock%d WHERE ol_w_id = %d AND ol_d_id = %d AND ol_o_id < %d AND ol_o_id >= %d AND s_w_id= %d AND s_i_id=ol_i_id AND s_quantity < %d",
+		num(t), num(t), num(w), num(d), num(next), num(next-20), num(w), num(level)); err != nil {
 		return err
 	}
-	return s.exec(ctx, "COMMIT")
+	return s.exec("COMMIT")
 }
 
 // purge is sysbench-tpcc's optional purge (--enable_purge=yes; not a
 // TPC-C transaction): ten times, in its own transaction, delete one
 // delivered order of a customer with more than one (and its lines) and
 // ten history rows of a district, to keep the data from growing.
-func (s *session) purge(ctx context.Context) error {
+func (s *session) purge() error {
 	for range 10 {
 		t := s.g.uniform(1, s.o.Tables)
 		w := s.g.uniform(1, s.o.Scale)
 		d := s.g.uniform(1, DistPerWare)
-		if err := s.begin(ctx, false); err != nil {
+		if err := s.begin(false); err != nil {
 			return err
 		}
-		mo, err := s.one(ctx, fmt.Sprintf("SELECT min(no_o_id) mo FROM new_orders%d WHERE no_w_id = %d AND no_d_id = %d", t, w, d))
+		mo, err := s.one(0, "SELECT min(no_o_id) mo FROM new_orders%d WHERE no_w_id = %d AND no_d_id = %d", num(t), num(w), num(d))
 		if err != nil {
 			return err
 		}
-		if !isNull(mo[0]) {
-			del, err := s.query(ctx, fmt.Sprintf("SELECT o_id FROM orders%d o, (SELECT o_c_id,o_w_id,o_d_id,count(distinct o_id) FROM orders%d WHERE o_w_id=%d AND o_d_id=%d AND o_id > 2100 AND o_id < %d GROUP BY o_c_id,o_d_id,o_w_id having count( distinct o_id) > 1 limit 1) t WHERE t.o_w_id=o.o_w_id and t.o_d_id=o.o_d_id and t.o_c_id=o.o_c_id limit 1",
-				t, t, w, d, atoi(mo[0])))
+		if !mo.Null(0, 0) {
+			del, err := s.query(1, "SELECT o_id FROM orders%d o, (SELECT o_c_id,o_w_id,o_d_id,count(distinct o_id) FROM orders%d WHERE o_w_id=%d AND o_d_id=%d AND o_id > 2100 AND o_id < %d GROUP BY o_c_id,o_d_id,o_w_id having count( distinct o_id) > 1 limit 1) t WHERE t.o_w_id=o.o_w_id and t.o_d_id=o.o_d_id and t.o_c_id=o.o_c_id limit 1",
+				num(t), num(t), num(w), num(d), num(int(mo.Int(0, 0))))
 			if err != nil {
 				return err
 			}
-			if len(del) > 0 {
-				o := atoi(del[0][0])
-				for _, q := range []string{
-					fmt.Sprintf("DELETE FROM order_line%d where ol_w_id=%d AND ol_d_id=%d AND ol_o_id=%d", t, w, d, o),
-					fmt.Sprintf("DELETE FROM orders%d where o_w_id=%d AND o_d_id=%d and o_id=%d", t, w, d, o),
-					fmt.Sprintf("DELETE FROM history%d where h_w_id=%d AND h_d_id=%d LIMIT 10", t, w, d),
-				} {
-					if err := s.exec(ctx, q); err != nil {
-						return err
-					}
+			if del.Len() > 0 {
+				o := int(del.Int(0, 0))
+				if err := s.exec("DELETE FROM order_line%d where ol_w_id=%d AND ol_d_id=%d AND ol_o_id=%d", num(t), num(w), num(d), num(o)); err != nil {
+					return err
+				}
+				if err := s.exec("DELETE FROM orders%d where o_w_id=%d AND o_d_id=%d and o_id=%d", num(t), num(w), num(d), num(o)); err != nil {
+					return err
+				}
+				if err := s.exec("DELETE FROM history%d where h_w_id=%d AND h_d_id=%d LIMIT 10", num(t), num(w), num(d)); err != nil {
+					return err
 				}
 			}
 		}
-		if err := s.exec(ctx, "COMMIT"); err != nil {
+		if err := s.exec("COMMIT"); err != nil {
 			return err
 		}
 	}

@@ -387,7 +387,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) int {
 
 func cmdOLTP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if tpcc.IsScript(args) { // sysbench-tpcc's tpcc.lua: the tpcc package (which imports oltp)
-		return tpcc.Main(ctx, args, stdout, stderr)
+		return tpcc.MainWith(ctx, args, stdout, stderr, procs)
 	}
 	return oltp.MainWith(ctx, args, stdout, stderr, procs)
 }

@@ -13,7 +13,7 @@ import (
 
 // procReservations is the command's GOMAXPROCS policy for the oltp
 // engine. A run that uses blocking sockets needs one P per worker, each of
-// which waits inside read(2) (oltp/blocking.go says why); the engine, a
+// which waits inside read(2) (sqlconn/blocking.go says why); the engine, a
 // library, never changes GOMAXPROCS, so the command, which owns the
 // process, does it here. GOMAXPROCS is raised to one more than the workers
 // of every run holding a reservation, and restored when the last one ends:
