@@ -173,6 +173,11 @@ type Descriptor struct {
 	// (Common.Time only bounds it): the measure phase has no deadline of
 	// its own, the watchdog still ends a run whose server stops answering.
 	RunsToEnd bool
+	// IntervalColumns are the Interval.Metrics that intervals.csv writes,
+	// in order, after the columns every engine has: intervals.csv has
+	// every engine's (results.IntervalColumns), empty in the rows of
+	// another engine's cells.
+	IntervalColumns []string
 	// Headline is the figure the engine's runs are compared on (the
 	// Conclusion's ratios, the rounds' decisions): a cells.csv column. The
 	// zero value is tps (HeadlineFigure).

@@ -143,3 +143,47 @@ func TestMixedHeadlinesCompareOnTPS(t *testing.T) {
 		t.Errorf("ratios %+v, warnings %q", c.Ratios, c.Warnings)
 	}
 }
+
+// intervals.csv has tpcc's per-interval columns (the engine declares
+// them): a tpcc cell's rows carry each second's NOPM, TPM and each type's
+// rate and p95, an oltp cell's rows leave them empty.
+func TestTPCCIntervalColumns(t *testing.T) {
+	t.Parallel()
+	want := []string{"nopm", "tpm", "new_order_per_min", "new_order_p95_ms", "payment_per_min", "payment_p95_ms",
+		"order_status_per_min", "order_status_p95_ms", "delivery_per_min", "delivery_p95_ms", "stock_level_per_min", "stock_level_p95_ms"}
+	got := IntervalColumns[len(baseIntervalColumns):]
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("engine columns %q, want %q", got, want)
+	}
+	iv := tpcc.Interval{NewOrders: 10, Committed: 23}
+	iv.Phase, iv.Start, iv.End, iv.Events = engine.PhaseRun, time.Second, 2*time.Second, 24
+	iv.Types[0] = tpcc.IntervalType{Committed: 10, P95: 12.5} // New-Order
+	iv.Types[1] = tpcc.IntervalType{Committed: 9, P95: 4.25}  // Payment
+	tc := &Cell{Name: "b1e1", Repeat: 1, Status: CellOK, Intervals: []engine.Interval{iv.Engine()}}
+	oc := &Cell{Name: "oltp", Repeat: 1, Status: CellOK, Intervals: []engine.Interval{{Phase: engine.PhaseRun, Start: time.Second, End: 2 * time.Second, Events: 5}}}
+	col := func(row []string, name string) string {
+		for i, h := range IntervalColumns {
+			if h == name {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return ""
+	}
+	row := IntervalRows(tc, 0)[0]
+	for name, v := range map[string]string{"tps": "24.00", "nopm": "600", "tpm": "1380", "new_order_per_min": "600",
+		"new_order_p95_ms": "12.5", "payment_per_min": "540", "payment_p95_ms": "4.25", "delivery_per_min": "0"} {
+		if got := col(row, name); got != v {
+			t.Errorf("tpcc row's %s = %q, want %q", name, got, v)
+		}
+	}
+	row = IntervalRows(oc, 0)[0]
+	if len(row) != len(IntervalColumns) {
+		t.Fatalf("row of %d fields, header of %d", len(row), len(IntervalColumns))
+	}
+	for _, name := range want {
+		if got := col(row, name); got != "" {
+			t.Errorf("oltp row's %s = %q, want empty", name, got)
+		}
+	}
+}

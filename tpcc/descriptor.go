@@ -42,8 +42,9 @@ var Descriptor = &engine.Descriptor{
 		}
 		return o, nil
 	},
-	New:     func(env engine.Env) engine.Workload { return Workload{Log: env.Log} },
-	Metrics: metricNames(),
+	New:             func(env engine.Env) engine.Workload { return Workload{Log: env.Log} },
+	Metrics:         metricNames(),
+	IntervalColumns: intervalMetricNames(),
 	// TPC-C's answers are about new orders: HammerDB's NOPM, not tps
 	// (which counts every type, rolled-back New-Orders included).
 	Headline: engine.Headline{Name: "nopm", Label: "NOPM", Unit: "new orders per minute", HigherIsBetter: true},
@@ -240,6 +241,17 @@ func metricNames() []string {
 		names = append(names, t.String()+"_per_min", t.String()+"_p95_ms", t.String()+"_p99_ms", t.String()+"_avg_ms")
 	}
 	return append(names, "rolled_back", "restarts", "consistency_failures")
+}
+
+// intervalMetricNames are the figures each interval adds (intervals.csv's
+// tpcc columns): NOPM, TPM, then each type's committed transactions per
+// minute and p95 in the interval.
+func intervalMetricNames() []string {
+	names := []string{"nopm", "tpm"}
+	for _, t := range Types()[:5] {
+		names = append(names, t.String()+"_per_min", t.String()+"_p95_ms")
+	}
+	return names
 }
 
 // Engine is the interval as every engine reports it, with NOPM, TPM and
