@@ -26,8 +26,9 @@ func summarySections() []Section {
 		{Title: "conclusion", Write: always(WriteConclusion)}, // conclusion.go
 		{Title: "environment", Write: always(writeEnvironment)},
 		{Title: "results", Write: writeResults},
-		{Title: "pivot", Write: writePivot},         // table.go
-		{Title: "mechanism", Write: writeMechanism}, // mechanism.go
+		{Title: "pivot", Write: writePivot},                  // table.go
+		{Title: "mechanism", Write: writeMechanism},          // mechanism.go
+		{Title: "tpc-c", Applies: hasTPCC, Write: writeTPCC}, // tpcc.go
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
 		{Title: "profiles", Write: always(writeProfiles)},  // profile.go

@@ -238,7 +238,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 func metricNames() []string {
 	names := []string{"nopm", "tpm"}
 	for _, t := range Types()[:5] {
-		names = append(names, t.String()+"_per_min", t.String()+"_p95_ms", t.String()+"_p99_ms", t.String()+"_avg_ms")
+		names = append(names, t.String()+"_committed", t.String()+"_per_min", t.String()+"_p95_ms", t.String()+"_p99_ms", t.String()+"_avg_ms")
 	}
 	return append(names, "rolled_back", "restarts", "consistency_failures")
 }
@@ -282,6 +282,7 @@ func (r *Result) Engine() *engine.Result {
 		if t.Type == Purge.String() {
 			continue
 		}
+		e.Metrics[t.Type+"_committed"] = float64(t.Committed)
 		e.Metrics[t.Type+"_per_min"] = t.PerMin
 		e.Metrics[t.Type+"_p95_ms"] = t.Latency.P95
 		e.Metrics[t.Type+"_p99_ms"] = t.Latency.P99
