@@ -173,4 +173,36 @@ type Descriptor struct {
 	// (Common.Time only bounds it): the measure phase has no deadline of
 	// its own, the watchdog still ends a run whose server stops answering.
 	RunsToEnd bool
+	// IntervalColumns are the Interval.Metrics that intervals.csv writes,
+	// in order, after the columns every engine has: intervals.csv has
+	// every engine's (results.IntervalColumns), empty in the rows of
+	// another engine's cells.
+	IntervalColumns []string
+	// Headline is the figure the engine's runs are compared on (the
+	// Conclusion's ratios, the rounds' decisions): a cells.csv column. The
+	// zero value is tps (HeadlineFigure).
+	Headline Headline
+}
+
+// Headline is an engine's headline figure: the cells.csv column a
+// comparison of its cells decides on, the name sentences give it, its
+// unit, and which way is better. The runner records it with every result
+// (Result.Headline), so a stored run concludes on what it was run for.
+type Headline struct {
+	Name           string `json:"name"`  // the cells.csv column ("tps", "nopm")
+	Label          string `json:"label"` // in sentences ("tps", "NOPM")
+	Unit           string `json:"unit"`  // "transactions per second"
+	HigherIsBetter bool   `json:"higher_is_better"`
+}
+
+// TPS is the headline of the engines that declare none: transactions per
+// second, as sysbench reports them.
+var TPS = Headline{Name: "tps", Label: "tps", Unit: "transactions per second", HigherIsBetter: true}
+
+// HeadlineFigure is the engine's headline: the declared one, else TPS.
+func (d *Descriptor) HeadlineFigure() Headline {
+	if d == nil || d.Headline.Name == "" {
+		return TPS
+	}
+	return d.Headline
 }

@@ -120,6 +120,10 @@ type Result struct {
 	// Metrics are the engine's own figures of the window, named in its
 	// Descriptor.Metrics (e.g. TPC-C's "nopm").
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Headline is the figure the cell is compared on, as its engine's
+	// Descriptor declared it when it ran (the runner records it); nil in a
+	// run.json written before headlines: tps.
+	Headline *Headline `json:"headline,omitempty"`
 	// Histogram holds (bucket upper bound ms, count) pairs of the measured
 	// window.
 	Histogram [][2]float64 `json:"-"`

@@ -20,13 +20,17 @@ type RoundDecision struct {
 	Label string `json:"label"`
 	// Expectation is the expect entry (and its group) the pair belongs
 	// to; empty for a scenario against the baseline.
-	Expectation string  `json:"expectation,omitempty"`
-	Group       string  `json:"group,omitempty"`
-	X           string  `json:"x"`
-	Y           string  `json:"y"`
-	Alpha       float64 `json:"alpha"` // the pair's level (Bonferroni within an expectation)
-	Pairs       int     `json:"pairs"`
-	Outcome     string  `json:"outcome"`
+	Expectation string `json:"expectation,omitempty"`
+	Group       string `json:"group,omitempty"`
+	X           string `json:"x"`
+	Y           string `json:"y"`
+	// Figure is the cells.csv column decided on: the cells' shared
+	// headline (results.ComparisonFigure), or the expectation's column;
+	// empty in a run.json written before: tps.
+	Figure  string  `json:"figure,omitempty"`
+	Alpha   float64 `json:"alpha"` // the pair's level (Bonferroni within an expectation)
+	Pairs   int     `json:"pairs"`
+	Outcome string  `json:"outcome"`
 	// Within: the interval lies within the precision (also when the
 	// difference is significant: small and sure).
 	Within bool `json:"within_precision"`

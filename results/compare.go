@@ -131,8 +131,8 @@ type CellComparison struct {
 	// ("measured under contention in the new run only"); "" when neither
 	// run was contended.
 	Contention string `json:"contention,omitempty"`
-	// BaseRatio and NewRatio are the cell's tps against its baseline cell
-	// within each run: the paired ratio of the run's Conclusion (nil for a
+	// BaseRatio and NewRatio are the cell's headline figure (tps; NOPM for
+	// tpcc: headline.go) against its baseline cell within each run: the paired ratio of the run's Conclusion (nil for a
 	// baseline cell or a run without a baseline).
 	BaseRatio *RatioLine         `json:"base_ratio,omitempty"`
 	NewRatio  *RatioLine         `json:"new_ratio,omitempty"`

@@ -361,15 +361,18 @@ func hostLines(c *Comparison) [][]string {
 			parts = append(parts, "host: base "+cc.BaseHost.String()+"; new "+cc.NewHost.String())
 		}
 		if cc.BaseRatio != nil || cc.NewRatio != nil {
-			var bl string
+			var bl, fig string
 			var b, n = "-", "-"
 			if cc.BaseRatio != nil {
-				bl, b = cc.BaseRatio.Baseline, RatioText(cc.BaseRatio.Ratio)
+				bl, b, fig = cc.BaseRatio.Baseline, RatioText(cc.BaseRatio.Ratio), cc.BaseRatio.figure().Label
 			}
 			if cc.NewRatio != nil {
-				bl, n = cc.NewRatio.Baseline, RatioText(cc.NewRatio.Ratio)
+				bl, n, fig = cc.NewRatio.Baseline, RatioText(cc.NewRatio.Ratio), cc.NewRatio.figure().Label
 			}
-			parts = append(parts, fmt.Sprintf("tps vs %s within each run (paired rounds, as in summary.md): base %s, new %s", bl, b, n))
+			if cc.BaseRatio != nil && cc.NewRatio != nil && cc.BaseRatio.figure().Label != cc.NewRatio.figure().Label {
+				fig = "base " + cc.BaseRatio.figure().Label + ", new " + cc.NewRatio.figure().Label // a run.json from before headlines against a new one
+			}
+			parts = append(parts, fmt.Sprintf("%s vs %s within each run (paired rounds, as in summary.md): base %s, new %s", fig, bl, b, n))
 		}
 		// Metrics with the same note share it: "tps, p95, p99 ...".
 		var notes []string

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 )
@@ -25,11 +26,13 @@ const (
 	ExpectNotShown = "not shown"
 )
 
-// RatioLine is one cell against its baseline cell.
+// RatioLine is one cell against its baseline cell, on the figure
+// ComparisonFigure chose (headline.go).
 type RatioLine struct {
-	Cell     string      `json:"cell"`
-	Baseline string      `json:"baseline"`
-	Ratio    PairedRatio `json:"ratio"`
+	Cell     string          `json:"cell"`
+	Baseline string          `json:"baseline"`
+	Figure   engine.Headline `json:"figure"`
+	Ratio    PairedRatio     `json:"ratio"`
 }
 
 // ExpectResult is one expectation checked on one group of cells (the cells
@@ -117,15 +120,20 @@ func Conclude(r *Run) *Conclusion {
 	}
 	minRounds := math.MaxInt
 	significant := 0
+	var figureNotes []string
 	if r.Baseline != "" {
 		for _, s := range sums {
 			b := BaselineFor(r.Baseline, s, sums)
 			if b == "" || b == s.Name {
 				continue
 			}
-			xs, ys := pairedValues(br, s.Name, b, "tps")
+			fig, note := ComparisonFigure(r, s.Name, b) // headline.go
+			if note != "" {
+				figureNotes = append(figureNotes, note)
+			}
+			xs, ys := pairedValues(br, s.Name, b, fig.Name)
 			pr := RatioFromPairs(xs, ys)
-			c.Ratios = append(c.Ratios, RatioLine{Cell: s.Name, Baseline: b, Ratio: pr})
+			c.Ratios = append(c.Ratios, RatioLine{Cell: s.Name, Baseline: b, Figure: fig, Ratio: pr})
 			minRounds = min(minRounds, pr.Rounds)
 			if pr.P < conclusionAlpha {
 				significant++
@@ -152,6 +160,7 @@ func Conclude(r *Run) *Conclusion {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
 			minRounds, pl(minRounds), need, minRounds, formatP(minSignedRankP(minRounds)), need))
 	}
+	c.Warnings = append(c.Warnings, figureNotes...)
 	if r.Order == string(experiment.Blocked) {
 		c.Warnings = append(c.Warnings, "order = \"blocked\": the repeats of each cell ran back to back, so round k of two cells was measured at different times; the pairing does not cancel drift, and a trend over repeats shows here as a difference")
 	}
@@ -401,8 +410,34 @@ func ratioSentence(l RatioLine) string {
 	if pr.P < conclusionAlpha {
 		sig = ", significant"
 	}
-	return fmt.Sprintf("%s: **%.2fx** %s tps (%s, p=%s%s, better in %d of %d rounds)",
-		l.Cell, pr.Ratio, l.Baseline, ci, formatP(pr.P), sig, pr.Above, pr.Rounds)
+	better := "better"
+	if !l.figure().HigherIsBetter {
+		better = "higher" // the ratio's direction, not an improvement
+	}
+	return fmt.Sprintf("%s: **%.2fx** %s %s (%s, p=%s%s, %s in %d of %d rounds)",
+		l.Cell, pr.Ratio, l.Baseline, l.figure().Label, ci, formatP(pr.P), sig, better, pr.Above, pr.Rounds)
+}
+
+// figure is the line's figure (tps for a line made before lines carried
+// one).
+func (l RatioLine) figure() engine.Headline {
+	if l.Figure.Name == "" {
+		return engine.TPS
+	}
+	return l.Figure
+}
+
+// ratiosFigure is the label of the figure every line is on ("tps",
+// "NOPM"), or "" when they are on different figures.
+func ratiosFigure(ls []RatioLine) string {
+	label := ""
+	for i, l := range ls {
+		if i > 0 && l.figure().Label != label {
+			return ""
+		}
+		label = l.figure().Label
+	}
+	return label
 }
 
 // WriteConclusion writes the Conclusion section (Markdown).
@@ -426,9 +461,13 @@ func WriteConclusion(w io.Writer, r *Run) {
 		}
 	}
 	if len(c.Ratios) > 0 && !decided {
-		fmt.Fprintf(w, "\nThe ratio is the Hodges-Lehmann estimate over the per-round tps ratios of the paired rounds (each round runs every cell once); "+
+		of := "the per-round ratios of each line's figure"
+		if f := ratiosFigure(c.Ratios); f != "" {
+			of = "the per-round " + f + " ratios"
+		}
+		fmt.Fprintf(w, "\nThe ratio is the Hodges-Lehmann estimate over %s of the paired rounds (each round runs every cell once); "+
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
-			MinRoundsForRatioCI())
+			of, MinRoundsForRatioCI())
 	}
 	writeShardReplication(w, r) // shard_conclusion.go
 	if len(c.Capacity) > 0 {

@@ -914,6 +914,9 @@ func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
 		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
 		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
 			b.ratio = RatioText(l.Ratio) + " vs " + l.Baseline
+			if f := l.figure(); f.Name != "tps" {
+				b.ratio = f.Label + " " + b.ratio // the bar is tps, the ratio the cells' headline
+			}
 		}
 		for _, c := range r.Cells {
 			if c.Name != s.Name {

@@ -26,6 +26,24 @@ func baselineRatios(r *Run) map[string]*RatioLine {
 	return out
 }
 
+// ratioHeading is the Results table's ratio column: "tps vs b1e1", "NOPM
+// vs b1e1" (the figure every ratio is on: headline.go), "ratio vs b1e1"
+// when the lines are on different figures.
+func ratioHeading(r *Run, ratios map[string]*RatioLine) string {
+	var ls []RatioLine
+	for _, l := range ratios {
+		ls = append(ls, *l)
+	}
+	f := ratiosFigure(ls)
+	switch {
+	case len(ls) == 0:
+		f = "tps"
+	case f == "":
+		f = "ratio"
+	}
+	return f + " vs " + r.Baseline
+}
+
 // RatioText is a paired ratio as the tables show it: "1.13x (0.98-1.30)"
 // with its 95 % interval, "1.13x" without one, "-" with no paired round.
 func RatioText(pr PairedRatio) string {

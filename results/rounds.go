@@ -113,8 +113,9 @@ func DecideRounds(r *Run, spec RoundsSpec) ([]RoundDecision, error) {
 			if b == "" || b == s.Name {
 				continue
 			}
-			xs, ys := pairedValues(br, s.Name, b, "tps")
-			rd, err := decide(RoundDecision{Label: s.Name + " vs " + b, X: s.Name, Y: b, Alpha: conclusionAlpha}, xs, ys)
+			fig, _ := ComparisonFigure(r, s.Name, b) // headline.go: the Conclusion's figure
+			xs, ys := pairedValues(br, s.Name, b, fig.Name)
+			rd, err := decide(RoundDecision{Label: s.Name + " vs " + b, X: s.Name, Y: b, Figure: fig.Name, Alpha: conclusionAlpha}, xs, ys)
 			if err != nil {
 				return nil, err
 			}
@@ -139,7 +140,7 @@ func DecideRounds(r *Run, spec RoundsSpec) ([]RoundDecision, error) {
 				if e.Column != "tps" {
 					label = e.Column + ": " + label
 				}
-				rd, err := decide(RoundDecision{Label: label, Expectation: e.Text, Group: g.label, X: hi, Y: lo, Alpha: alpha}, xs, ys)
+				rd, err := decide(RoundDecision{Label: label, Expectation: e.Text, Group: g.label, X: hi, Y: lo, Figure: e.Column, Alpha: alpha}, xs, ys)
 				if err != nil {
 					return nil, err
 				}
@@ -276,7 +277,11 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 			}
 			g += fmt.Sprintf(", at %.3g)", d.Alpha)
 		}
-		fmt.Fprintf(w, "- %s%s: %s\n", d.Label, g, decisionText(d, rec.Precision))
+		fig := ""
+		if d.Expectation == "" && d.Figure != "" && d.Figure != "tps" {
+			fig = " " + figureLabel(r, d.Figure) // headline.go: "NOPM"
+		}
+		fmt.Fprintf(w, "- %s%s: %s\n", d.Label, g, decisionText(d, fig, rec.Precision))
 	}
 	fmt.Fprintf(w, "\nRounds are added until each comparison is decided: significant, or its interval within %g%% of no difference (%.3f–%.3f); "+
 		"the decision is a %s, so looking after every round keeps its 95%% level; at least %d, at most %d rounds",
@@ -294,8 +299,9 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 	c.Warnings = append(c.Warnings, "rounds were added until the answer was sure: the p-values and intervals of the ratio lines and of the expectations are those of a fixed number of rounds, which looking after every round makes too optimistic; quote the rounds' decisions at the top of the Conclusion")
 }
 
-// decisionText is "**1.85x**, faster (95% CI 1.62–2.10, 7 rounds)".
-func decisionText(d RoundDecision, precision float64) string {
+// decisionText is "**1.85x**, faster (95% CI 1.62–2.10, 7 rounds)", and
+// "**1.85x** NOPM, ..." with fig " NOPM" (a figure other than tps).
+func decisionText(d RoundDecision, fig string, precision float64) string {
 	what := map[string]string{
 		OutcomeFaster:     "higher, significant",
 		OutcomeSlower:     "lower, significant",
@@ -313,7 +319,7 @@ func decisionText(d RoundDecision, precision float64) string {
 	if d.Within && d.Outcome != OutcomeEquivalent {
 		what += fmt.Sprintf(", and within %g%%", precision*100)
 	}
-	return fmt.Sprintf("**%.2fx**, %s (95%% CI %s, %d round%s)", d.Ratio, what, d.CIText(), d.Pairs, pl(d.Pairs))
+	return fmt.Sprintf("**%.2fx**%s, %s (95%% CI %s, %d round%s)", d.Ratio, fig, what, d.CIText(), d.Pairs, pl(d.Pairs))
 }
 
 // decideExpectations makes the rounds' decisions the expectations' status
@@ -389,7 +395,11 @@ func undecidedWhy(r *Run, rec *RoundsRecord) string {
 		if d.Outcome != OutcomeUndecided || d.Expectation != "" {
 			continue
 		}
-		xs, ys := pairedValues(br, d.X, d.Y, "tps")
+		fig := d.Figure
+		if fig == "" {
+			fig = "tps" // decided before decisions named their figure
+		}
+		xs, ys := pairedValues(br, d.X, d.Y, fig)
 		lo, hi, n := math.Inf(1), math.Inf(-1), 0
 		for i := range xs {
 			if xs[i] > 0 && ys[i] > 0 {
@@ -401,9 +411,13 @@ func undecidedWhy(r *Run, rec *RoundsRecord) string {
 		if math.IsInf(lo, 0) {
 			continue
 		}
-		part := fmt.Sprintf("%s's per-round ratios ranged %.2f–%.2f", d.Label, lo, hi)
+		label := "" // tps, as these sentences always said
+		if fig != "tps" {
+			label = " " + figureLabel(r, fig)
+		}
+		part := fmt.Sprintf("%s's per-round%s ratios ranged %.2f–%.2f", d.Label, label, lo, hi)
 		if lo > 1 || hi < 1 {
-			part = fmt.Sprintf("%s's per-round ratios all pointed one way (%.2f–%.2f) but %d rounds are too few for the sequential test at its level", d.Label, lo, hi, n)
+			part = fmt.Sprintf("%s's per-round%s ratios all pointed one way (%.2f–%.2f) but %d rounds are too few for the sequential test at its level", d.Label, label, lo, hi, n)
 		}
 		if n < rec.Rounds {
 			part += fmt.Sprintf(", and only %d of %d rounds measured both cells (%s)", n, rec.Rounds, failedRuns(r, d.X, d.Y))

@@ -26,8 +26,9 @@ func summarySections() []Section {
 		{Title: "conclusion", Write: always(WriteConclusion)}, // conclusion.go
 		{Title: "environment", Write: always(writeEnvironment)},
 		{Title: "results", Write: writeResults},
-		{Title: "pivot", Write: writePivot},         // table.go
-		{Title: "mechanism", Write: writeMechanism}, // mechanism.go
+		{Title: "pivot", Write: writePivot},                  // table.go
+		{Title: "mechanism", Write: writeMechanism},          // mechanism.go
+		{Title: "tpc-c", Applies: hasTPCC, Write: writeTPCC}, // tpcc.go
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
 		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
@@ -126,13 +127,17 @@ func writeResults(w io.Writer, r *Run) error {
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
 		"with repeats, each figure is the median over the successful repeats.")
+	heading := ""
+	if r.Baseline != "" {
+		heading = header[len(header)-1] // "tps vs b1e1", "NOPM vs b1e1" (ratio.go)
+	}
 	switch {
 	case r.Baseline != "" && roundsOf(r) != nil:
-		fmt.Fprintf(w, " tps vs %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
-			"with the rounds' 95%% interval (the confidence sequence of the Conclusion).", r.Baseline)
+		fmt.Fprintf(w, " %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
+			"with the rounds' 95%% interval (the confidence sequence of the Conclusion).", heading)
 	case r.Baseline != "":
-		fmt.Fprintf(w, " tps vs %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
-			"with its 95%% interval from %d rounds on.", r.Baseline, MinRoundsForRatioCI())
+		fmt.Fprintf(w, " %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
+			"with its 95%% interval from %d rounds on.", heading, MinRoundsForRatioCI())
 	}
 	fmt.Fprintf(w, "\n")
 	return nil

@@ -16,11 +16,11 @@ import (
 // interval when there is one (ratio.go).
 func ComparisonRows(r *Run) ([]string, [][]string) {
 	header := []string{"cell", "runs", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "errors"}
+	ratios := baselineRatios(r)
 	if r.Baseline != "" {
-		header = append(header, "tps vs "+r.Baseline)
+		header = append(header, ratioHeading(r, ratios)) // ratio.go
 	}
 	sums := r.Summaries()
-	ratios := baselineRatios(r)
 	var rows [][]string
 	for _, s := range sums {
 		runs := fmt.Sprintf("%d", s.Runs)
@@ -176,7 +176,11 @@ func writePivot(w io.Writer, r *Run) error {
 			case !ok || s.Runs == 0:
 				row = append(row, "-")
 			case colName == "scenario" && cv != r.Baseline && l != nil && l.Ratio.Rounds > 0:
-				row = append(row, fmt.Sprintf("%.1f (%s)", s.TPS, RatioText(l.Ratio)))
+				ratio := RatioText(l.Ratio)
+				if f := l.figure(); f.Name != "tps" {
+					ratio = f.Label + " " + ratio // the tps cell, the ratio of the cells' headline
+				}
+				row = append(row, fmt.Sprintf("%.1f (%s)", s.TPS, ratio))
 			default:
 				row = append(row, fmt.Sprintf("%.1f", s.TPS))
 			}

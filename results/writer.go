@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"benchmatrix/experiment"
@@ -45,9 +46,30 @@ func CellColumns(params []string) []string {
 	return append(h, record.ColumnNames(nil)...)
 }
 
-// IntervalColumns is the header of intervals.csv.
-var IntervalColumns = []string{"cell", "repeat", "t", "phase", "tps", "qps", "lat_p95_ms", "errors",
+// IntervalColumns is the header of intervals.csv before the sampled
+// metrics: the columns every engine has, then each engine's own
+// (engineIntervalColumns).
+var IntervalColumns = append(append([]string(nil), baseIntervalColumns...), engineIntervalColumns()...)
+
+// baseIntervalColumns are intervals.csv's columns every engine fills.
+var baseIntervalColumns = []string{"cell", "repeat", "t", "phase", "tps", "qps", "lat_p95_ms", "errors",
 	"reads_s", "writes_s", "others_s", "lat_p50_ms", "lat_p99_ms", "lat_max_ms", "reconnects_s"}
+
+// engineIntervalColumns are the engines' per-interval figures
+// (engine.Descriptor.IntervalColumns: TPC-C's nopm, tpm, each type's rate
+// and p95), in the registry's order, each once. A cell's row fills its
+// engine's from Interval.Metrics and leaves the others empty.
+func engineIntervalColumns() []string {
+	var out []string
+	for _, d := range experiment.Engines {
+		for _, c := range d.IntervalColumns {
+			if !slices.Contains(out, c) && !slices.Contains(baseIntervalColumns, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
 
 // IntervalHeader is intervals.csv's header with the sampled metrics.
 func IntervalHeader(metrics []string) []string {
@@ -116,6 +138,14 @@ func IntervalRows(c *Cell, nmetrics int) [][]string {
 		row := []string{c.Name, strconv.Itoa(c.Repeat), f3(iv.End.Seconds()), string(iv.Phase),
 			rate(iv.Events), rate(iv.Reads + iv.Writes + iv.Others), f3(iv.LatP95), strconv.FormatInt(iv.Errors, 10),
 			rate(iv.Reads), rate(iv.Writes), rate(iv.Others), f3(iv.LatP50), f3(iv.LatP99), f3(iv.LatMax), rate(iv.Reconnects)}
+		for _, name := range IntervalColumns[len(baseIntervalColumns):] {
+			v, ok := iv.Metrics[name]
+			if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+				row = append(row, "")
+				continue
+			}
+			row = append(row, strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64))
+		}
 		for j := 0; j < nmetrics; j++ {
 			v := math.NaN()
 			if i < len(c.Metrics) && j < len(c.Metrics[i]) {

@@ -325,6 +325,10 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]eng
 		}
 		return fmt.Errorf("run: %w", err)
 	}
+	if d, ok := experiment.Engines.Of(o); ok {
+		h := d.HeadlineFigure() // what the cell is compared on, recorded as it ran
+		result.Headline = &h
+	}
 	res.Result = result
 	if result.ForcedShutdown {
 		note := fmt.Sprintf("%d transaction(s) still in flight %s after the window were cut (the server did not answer)",

@@ -92,7 +92,7 @@ func (r *Runner) nextRound(run *results.Run, spec results.RoundsSpec) string {
 	var open []string
 	for _, d := range ds {
 		if d.Outcome == results.OutcomeUndecided {
-			open = append(open, fmt.Sprintf("%s %.2fx (CI %s)", d.Label, d.Ratio, d.CIText()))
+			open = append(open, fmt.Sprintf("%s %.2fx%s (CI %s)", d.Label, d.Ratio, figureOf(d), d.CIText()))
 		}
 	}
 	fmt.Fprintf(r.log, "after %d rounds still undecided: %s; adding round %d\n", rounds, strings.Join(open, ", "), rounds+1)
@@ -151,10 +151,19 @@ func roundsLine(rec *results.RoundsRecord) string {
 	var open []string
 	for _, d := range rec.Decisions {
 		if d.Outcome == results.OutcomeUndecided {
-			open = append(open, fmt.Sprintf("%s still undecided, CI %s", d.Label, d.CIText()))
+			open = append(open, fmt.Sprintf("%s%s still undecided, CI %s", d.Label, figureOf(d), d.CIText()))
 		}
 	}
 	return fmt.Sprintf("not conclusive (%s) after %d rounds, %s: %s", rec.Stopped, rec.Rounds, took, strings.Join(open, "; "))
+}
+
+// figureOf names the figure a decision is on when it is not tps (the
+// cells' headline, e.g. " nopm"; an expectation's label names its column).
+func figureOf(d results.RoundDecision) string {
+	if d.Expectation != "" || d.Figure == "" || d.Figure == "tps" {
+		return ""
+	}
+	return " " + d.Figure
 }
 
 func secs(s float64) string {

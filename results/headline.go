@@ -1,0 +1,86 @@
+package results
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"benchmatrix/engine"
+)
+
+// Which figure a comparison decides on: the one place that says it. The
+// Conclusion's ratios, the rounds' decisions (and so when a conclusive run
+// stops), the Results table's ratio column and the plots all ask
+// ComparisonFigure. Each cell run's result records its engine's headline
+// (engine.Descriptor.Headline: tps for oltp and slap, NOPM for tpcc); two
+// cells are compared on the headline they share, and on tps when their
+// engines' headlines differ (every engine reports tps), with a note saying
+// so. A run.json written before results recorded a headline concludes on
+// tps, as it did when it was written.
+
+// headlineOf is the headline a cell run recorded (tps when it recorded
+// none).
+func headlineOf(c *Cell) engine.Headline {
+	if c.Result != nil && c.Result.Headline != nil && c.Result.Headline.Name != "" {
+		return *c.Result.Headline
+	}
+	return engine.TPS
+}
+
+// ComparisonFigure is the figure cells x and y are compared on: the
+// headline their successful runs share, else tps and a sentence saying
+// why.
+func ComparisonFigure(r *Run, x, y string) (engine.Headline, string) {
+	seen := map[string]engine.Headline{}
+	by := map[string][]string{} // headline name -> cells
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if (c.Name != x && c.Name != y) || c.Status != CellOK || c.Result == nil {
+			continue
+		}
+		h := headlineOf(c)
+		seen[h.Name] = h
+		if !containsString(by[h.Name], c.Name) {
+			by[h.Name] = append(by[h.Name], c.Name)
+		}
+	}
+	switch len(seen) {
+	case 0:
+		return engine.TPS, ""
+	case 1:
+		for _, h := range seen {
+			return h, ""
+		}
+	}
+	var parts []string
+	for name, cells := range by {
+		parts = append(parts, fmt.Sprintf("%s's is %s", strings.Join(cells, " and "), seen[name].Label))
+	}
+	sort.Strings(parts)
+	return engine.TPS, fmt.Sprintf("%s vs %s is compared on tps, which every engine reports: their engines' headline figures differ (%s)",
+		x, y, strings.Join(parts, ", "))
+}
+
+// figureLabel is how sentences name a figure a decision was made on ("" or
+// "tps": tps; a headline some cell recorded: its label, "NOPM"; any other
+// column: its name).
+func figureLabel(r *Run, name string) string {
+	if name == "" || name == engine.TPS.Name {
+		return engine.TPS.Label
+	}
+	for i := range r.Cells {
+		if h := headlineOf(&r.Cells[i]); h.Name == name {
+			return h.Label
+		}
+	}
+	return name
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
