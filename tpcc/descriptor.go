@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"benchmatrix/engine"
+	"benchmatrix/sqlconn"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -42,7 +43,7 @@ var Descriptor = &engine.Descriptor{
 		}
 		return o, nil
 	},
-	New:             func(env engine.Env) engine.Workload { return Workload{Log: env.Log} },
+	New:             func(env engine.Env) engine.Workload { return Workload{Log: env.Log, Procs: env.Procs} },
 	Metrics:         metricNames(),
 	IntervalColumns: intervalMetricNames(),
 	// TPC-C's answers are about new orders: HammerDB's NOPM, not tps
@@ -163,6 +164,9 @@ func (o Options) Describe() string {
 // Workload is the TPC-C engine behind engine.Workload.
 type Workload struct {
 	Log io.Writer // prepare's progress lines; nil discards them
+	// Procs, if set, makes room in the scheduler for workers on blocking
+	// sockets, as for the oltp engine (the command owns GOMAXPROCS).
+	Procs engine.ProcReserver
 }
 
 var _ engine.Workload = Workload{}
@@ -215,7 +219,11 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 	if report != nil {
 		hear = func(iv Interval) { report(iv.Engine()) }
 	}
-	res, err := Run(ctx, cfg, oo, hear)
+	var procs sqlconn.ProcReserver
+	if w.Procs != nil {
+		procs = w.Procs // a nil engine.ProcReserver stays a nil interface
+	}
+	res, err := RunWith(ctx, cfg, oo, hear, procs)
 	if err != nil || res == nil {
 		return res.Engine(), err
 	}
