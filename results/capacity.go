@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -213,7 +214,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 	slo := cs[0].Capacity.SLO
 	limit := float64(slo.Limit) / 1e6
 	p := plot.New()
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks125{}
 	gr := plotter.NewGrid()
 	gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
 	p.Add(gr)
@@ -286,7 +287,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 			legend = append(legend, legendItem{label: "knee: capacity " + capacity.FmtRate(knee) + "/s", thumb: kl})
 		}
 	}
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks125{}
 	p.X.Min, p.X.Max = xmin/1.3, xmax*1.3
 	p.Y.Min, p.Y.Max = ymin/1.5, ymax*1.5
 	p.X.Label.Text = "rate offered (events/s, open loop; log scale)"
@@ -298,4 +299,51 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 	caption := fmt.Sprintf("Every step of the capacity search of %s (%d repeat%s): each a short run at one offered rate, judged on every arrival (served, still queued at its end, or dropped). "+
 		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), pl(len(cs)), pct)
 	return renderFigure(barWidth, 6.5*vg.Inch, r.Experiment+": latency against rate offered, "+cell, caption, [][]*plot.Plot{{p}}, legend)
+}
+
+// logTicks125 marks a log axis at 1, 2 and 5 times the powers of ten in
+// its range, with minor marks at the other digits, so an axis spanning
+// less than a decade (a slow disk's steps from 8/s to 32/s) still has
+// labels (narrower still, whole steps of the decade below); over more
+// than three decades it labels the powers of ten only,
+// as gonum's LogTicks does.
+type logTicks125 struct{}
+
+func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) || math.IsInf(hi, 0) || hi/lo > 1e3 {
+		return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	}
+	var ticks []plot.Tick
+	labelled := 0
+	for e := math.Floor(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+		for m := 1.0; m <= 9; m++ {
+			v := m * math.Pow(10, e)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+				labelled++
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	if labelled >= 2 {
+		return ticks
+	}
+	// Less than a 1-2-5 step wide: every whole step of the decade below,
+	// at most about eight of them labelled.
+	step := math.Pow(10, math.Floor(math.Log10(hi-lo)))
+	ticks = ticks[:0]
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v})
+	}
+	stride := (len(ticks) + 7) / 8
+	for i := range ticks {
+		if i%stride == 0 {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 4, 64)
+		}
+	}
+	return ticks
 }
