@@ -117,7 +117,18 @@ func TestCompareHistory(t *testing.T) {
 		code, o, e := hbm(t, tmp, env, append([]string{"compare"}, c...)...)
 		direct[strings.Join(c, " ")] = result{code, o, e}
 	}
-	if r := direct[main2+" "+slow]; r.code != 3 {
+	// The commit wait is a regression (exit 3), unless compare found the
+	// base run contended and did not count it (exit 0: in a fresh-clone CI
+	// run the base's repeats saw 16% steal). Either way compare --history
+	// must give the same exit code and output, which is what is checked.
+	switch r := direct[main2+" "+slow]; r.code {
+	case 3:
+	case 0:
+		if !strings.Contains(r.out, "contention") {
+			t.Fatalf("compare main2 pr (the commit wait): exit 0 without a contention note, want 3 (a regression)\n%s%s", r.out, r.errs)
+		}
+		t.Logf("compare main2 pr: exit 0, the worsening not counted because of contention on this host; the exit codes are still compared")
+	default:
 		t.Fatalf("compare main2 pr (the commit wait): exit %d, want 3 (a regression)\n%s%s", r.code, r.out, r.errs)
 	}
 
