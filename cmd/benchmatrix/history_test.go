@@ -170,10 +170,15 @@ func TestHistoryEndToEnd(t *testing.T) {
 	// by benchmatrix; dropped here), added by two processes at once.
 	myDSN := "mysql://root@" + addr + "/bm_history_test"
 	t.Cleanup(func() { _, _ = db.Exec("DROP DATABASE IF EXISTS bm_history_test") })
+	// Over every series and metric the check may end either way (on this
+	// shared machine a noisy newest run of "ref" moves the ratio; CI saw
+	// exit 3 from that), so the MariaDB store must give the SQLite store's
+	// exit code and change points, whatever they are.
 	concurrentAdd(t, myDSN, step)
 	code, myOut := hist("check", "--history", myDSN)
-	if code != 0 || changeLines(myOut) != changeLines(out2(t, hist, stepDB)) {
-		t.Fatalf("MariaDB history: exit %d, want the SQLite history's change points\n%s", code, myOut)
+	sqCode, sqOut := hist("check", "--history", stepDB)
+	if code != sqCode || changeLines(myOut) != changeLines(sqOut) {
+		t.Fatalf("MariaDB history: exit %d, want the SQLite history's exit %d and change points\n%s\nSQLite:\n%s", code, sqCode, myOut, sqOut)
 	}
 	var runs int
 	if err := db.QueryRow("SELECT COUNT(*) FROM bm_history_test.bmh_runs").Scan(&runs); err != nil || runs != 20 {
@@ -185,12 +190,6 @@ func TestHistoryEndToEnd(t *testing.T) {
 	if code, out := hist("list", "--runs", "--history", par); code != 0 || strings.Count(out, "e2e") != 20 {
 		t.Fatalf("concurrent SQLite adds: exit %d, want 20 runs\n%s", code, out)
 	}
-}
-
-func out2(t *testing.T, hist func(...string) (int, string), h string) string {
-	t.Helper()
-	_, out := hist("check", "--history", h)
-	return out
 }
 
 // changeLines are the change point lines of check's output.
