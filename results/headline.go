@@ -61,6 +61,27 @@ func ComparisonFigure(r *Run, x, y string) (engine.Headline, string) {
 		x, y, strings.Join(parts, ", "))
 }
 
+// RunFigure is the figure the run's cells are drawn on side by side (the
+// bar chart): the headline every successful cell run shares, else tps.
+func RunFigure(r *Run) engine.Headline {
+	var h *engine.Headline
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Status != CellOK || c.Result == nil {
+			continue
+		}
+		ch := headlineOf(c)
+		if h != nil && h.Name != ch.Name {
+			return engine.TPS
+		}
+		h = &ch
+	}
+	if h == nil {
+		return engine.TPS
+	}
+	return *h
+}
+
 // figureLabel is how sentences name a figure a decision was made on ("" or
 // "tps": tps; a headline some cell recorded: its label, "NOPM"; any other
 // column: its name).

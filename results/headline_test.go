@@ -187,3 +187,46 @@ func TestTPCCIntervalColumns(t *testing.T) {
 		}
 	}
 }
+
+// The bar chart of tpcc cells draws what the Conclusion compares: NOPM
+// bars (the medians of the cells' NOPM), in plots/nopm.png, their ratio
+// beside them without a second figure's name; a run.json without
+// headlines, and a run of mixed engines, keep plots/tps.png on tps.
+func TestTPCCBarChartOnNOPM(t *testing.T) {
+	t.Parallel()
+	r := tpccRun(flatTPS, doubleNOPM, true)
+	if fig := RunFigure(r); fig.Name != "nopm" {
+		t.Fatalf("RunFigure: %+v", fig)
+	}
+	files := PlotFiles(r)
+	if len(files) == 0 || files[0].Path != PlotsDir+"/nopm.png" || files[0].Title != "NOPM by cell" {
+		t.Fatalf("first plot: %+v", files)
+	}
+	bars, names, _, withRatio := headlineBars(r, newPalette(r), RunFigure(r))
+	if !withRatio {
+		t.Fatal("no ratio beside the bars")
+	}
+	for i, n := range names {
+		b := bars.bars[i]
+		want := Median(doubleNOPM[n])
+		if b.median != want {
+			t.Errorf("%s: bar %.1f, want the median NOPM %.1f", n, b.median, want)
+		}
+		if n == "b0e0" && (!strings.Contains(b.label(), "x (") || strings.Contains(b.label(), "NOPM")) {
+			t.Errorf("b0e0's label %q: want the ratio, not prefixed with its figure", b.label())
+		}
+	}
+	if _, err := barChart(r, newPalette(r)); err != nil {
+		t.Fatal(err)
+	}
+	old := tpccRun(flatTPS, doubleNOPM, false)
+	if files := PlotFiles(old); files[0].Path != PlotsDir+"/tps.png" {
+		t.Errorf("a run without headlines: %+v", files[0])
+	}
+	bars, names, _, _ = headlineBars(old, newPalette(old), RunFigure(old))
+	for i, n := range names {
+		if bars.bars[i].median != Median(flatTPS[n]) {
+			t.Errorf("%s on tps: bar %.1f, want %.1f", n, bars.bars[i].median, Median(flatTPS[n]))
+		}
+	}
+}

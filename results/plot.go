@@ -169,8 +169,8 @@ func plotGroups(r *Run) []plotGroup {
 	return splitGroups(groups) // plot_layout.go
 }
 
-// PlotFiles returns the figures WritePlots draws for r, in order: the tps
-// bar chart, then one time-series figure per group of cells that differ
+// PlotFiles returns the figures WritePlots draws for r, in order: the bar
+// chart of the cells' headline figure (tps, NOPM), then one time-series figure per group of cells that differ
 // only by scenario. It depends on r alone, so summary.md can link them.
 func PlotFiles(r *Run) []PlotFile {
 	anyOK := false
@@ -180,8 +180,9 @@ func PlotFiles(r *Run) []PlotFile {
 	if !anyOK {
 		return nil
 	}
-	files := []PlotFile{{Title: "tps by cell", Path: PlotsDir + "/tps.png"}}
-	used := map[string]bool{"tps": true}
+	fig := RunFigure(r) // headline.go: NOPM for tpcc cells
+	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + safeName(fig.Name) + ".png"}}
+	used := map[string]bool{safeName(fig.Name): true}
 	for _, g := range plotGroups(r) {
 		title := "tps and p95 latency over time"
 		name := "series"
@@ -263,7 +264,7 @@ func WritePlots(dir string, r *Run) ([]PlotFile, error) {
 		}
 		written = append(written, f)
 	}
-	draw(files[0], func() ([]byte, error) { return tpsBarChart(r, pal) })
+	draw(files[0], func() ([]byte, error) { return barChart(r, pal) })
 	groups := plotGroups(r)
 	for i, g := range groups {
 		draw(files[i+1], func() ([]byte, error) { return seriesFigure(r, g, ivs, pal) })
@@ -863,12 +864,15 @@ func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, 
 	return b.Bytes(), nil
 }
 
-// tpsBarChart draws plots/tps.png: one horizontal bar per cell, the median
-// tps over its successful repeats, with a min–max whisker when repeated,
-// coloured like the cell's lines in the time-series figures.
-func tpsBarChart(r *Run, pal palette) ([]byte, error) {
+// barChart draws plots/tps.png (plots/nopm.png for tpcc cells: the
+// run's headline figure, RunFigure): one horizontal bar per cell, the
+// median over its successful repeats, with a min–max whisker when
+// repeated, coloured like the cell's lines in the time-series figures, and
+// beside it the Conclusion's ratio, on the same figure.
+func barChart(r *Run, pal palette) ([]byte, error) {
+	fig := RunFigure(r)
 	sums := r.Summaries()
-	bars, names, repeated, withRatio := tpsBars(r, pal)
+	bars, names, repeated, withRatio := headlineBars(r, pal, fig)
 	// NominalY counts from the bottom: the first cell goes on top.
 	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
 		names[i], names[j] = names[j], names[i]
@@ -880,7 +884,10 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 	p.Add(gr, bars)
 	p.NominalY(names...)
 	p.X.Min = 0
-	p.X.Label.Text = "tps (median over the successful repeats)"
+	p.X.Label.Text = fig.Label + " (median over the successful repeats)"
+	if fig.Name != engine.TPS.Name && fig.Unit != "" {
+		p.X.Label.Text = fig.Label + ", " + fig.Unit + " (median over the successful repeats)"
+	}
 	if bars.floor > 0 {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -899,12 +906,13 @@ func tpsBarChart(r *Run, pal palette) ([]byte, error) {
 		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
 			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
 	}
-	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": tps by cell", caption, [][]*plot.Plot{{p}}, nil)
+	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
 }
 
-// tpsBars is the bars of tpsBarChart in run order, their names, whether
-// any cell was repeated and whether any bar carries a ratio.
-func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
+// headlineBars is the bars of barChart (figure fig) in run order, their
+// names, whether any cell was repeated and whether any bar carries a
+// ratio.
+func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, bool, bool) {
 	sums := r.Summaries()
 	bars := &hbars{}
 	var names []string
@@ -914,10 +922,11 @@ func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
 		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
 		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
 			b.ratio = RatioText(l.Ratio) + " vs " + l.Baseline
-			if f := l.figure(); f.Name != "tps" {
-				b.ratio = f.Label + " " + b.ratio // the bar is tps, the ratio the cells' headline
+			if f := l.figure(); f.Name != fig.Name {
+				b.ratio = f.Label + " " + b.ratio // the bar is one figure, the ratio another
 			}
 		}
+		var vals []float64
 		for _, c := range r.Cells {
 			if c.Name != s.Name {
 				continue
@@ -929,8 +938,19 @@ func tpsBars(r *Run, pal palette) (*hbars, []string, bool, bool) {
 				b.color = plotColors[0]
 			}
 			if c.Status == CellOK && c.Result != nil {
-				b.lo, b.hi = math.Min(b.lo, c.Result.TPS()), math.Max(b.hi, c.Result.TPS())
+				v := c.Result.TPS()
+				if fig.Name != engine.TPS.Name {
+					v = CellValue(&c, fig.Name)
+				}
+				if math.IsNaN(v) {
+					continue
+				}
+				vals = append(vals, v)
+				b.lo, b.hi = math.Min(b.lo, v), math.Max(b.hi, v)
 			}
+		}
+		if fig.Name != engine.TPS.Name {
+			b.median = Median(vals)
 		}
 		repeated = repeated || s.Runs > 1
 		bars.bars = append(bars.bars, b)
@@ -974,7 +994,7 @@ func (b hbar) label() string {
 	return label
 }
 
-// hbars draws the bars of tpsBarChart, their whiskers and values; floor
+// hbars draws the bars of barChart, their whiskers and values; floor
 // > 0 is a log axis's bottom, where the bars start.
 type hbars struct {
 	bars  []hbar
@@ -1041,9 +1061,10 @@ type seriesPanelSource func(r *Run, runs []cellRun) (panels []seriesPanel, capti
 // is its function and one line here.
 func seriesPanelSources() []seriesPanelSource {
 	return []seriesPanelSource{
-		ioPanels,   // plot.go: the mechanism next to the throughput
-		userPanels, // topology.go: [[observe.metric]] columns
-		readsPanel, // steady.go: reads from the disk, in runs with a cold start
+		headlinePanel, // plot.go: the figure the Conclusion compares, when not tps
+		ioPanels,      // plot.go: the mechanism next to the throughput
+		userPanels,    // topology.go: [[observe.metric]] columns
+		readsPanel,    // steady.go: reads from the disk, in runs with a cold start
 	}
 }
 
@@ -1053,6 +1074,31 @@ func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
 	return []func([]*plot.Plot, Cell){
 		addEventMarks, // topology.go: node events
 	}
+}
+
+// headlinePanel is the run's headline figure per interval (NOPM for tpcc
+// cells, from intervals.csv's column), under tps: the Conclusion compares
+// it, so the figure that explains a ratio shows it over time.
+func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
+	fig := RunFigure(r) // headline.go
+	if fig.Name == engine.TPS.Name {
+		return nil, ""
+	}
+	value := func(p IntervalPoint) float64 {
+		if v, ok := p.Metrics[fig.Name]; ok {
+			return v
+		}
+		return math.NaN()
+	}
+	for _, cr := range runs {
+		for _, p := range cr.points {
+			if !math.IsNaN(value(p)) {
+				return []seriesPanel{{label: fig.Label, value: value, min0: true}},
+					" Below tps: " + fig.Label + " (" + fig.Unit + ") per interval, the figure the Conclusion compares."
+			}
+		}
+	}
+	return nil, ""
 }
 
 // ioPanels are fsyncs per second and the device's await, when the sampler

@@ -73,7 +73,7 @@ func TestOneRatioEverywhere(t *testing.T) {
 	if !strings.Contains(summary, fmt.Sprintf("(%s)", want)) {
 		t.Errorf("summary.md's pivot lacks (%s):\n%s", want, summary)
 	}
-	bars, names, _, _ := tpsBars(r, newPalette(r))
+	bars, names, _, _ := headlineBars(r, newPalette(r), RunFigure(r))
 	for i, n := range names {
 		if n == cell {
 			if l := bars.bars[i].label(); !strings.Contains(l, want+" vs "+baseline) {
