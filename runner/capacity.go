@@ -16,7 +16,6 @@ import (
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
-	"benchmatrix/server"
 )
 
 // Capacity at a latency target (issue 30). A cell with an SLO and no rate
@@ -190,12 +189,9 @@ func (cr *cellRun) searchCapacity(cfg *mysql.Config, w engine.Workload, o engine
 			return fmt.Errorf("reload after the search: %w", err)
 		}
 		if res.Data == "restored" || res.Data == "cached" {
-			// A restore restarts the server: its globals and its limits
-			// are set again.
-			if err := r.configure(ctx, c, res); err != nil {
-				return err
-			}
-			return r.limitsAfterRestart(ctx)
+			// A restore restarts the server: its globals are set again
+			// (its limits hold over restarts: server.Limiter).
+			return r.configure(ctx, c, res)
 		}
 		return nil
 	})
@@ -221,26 +217,6 @@ func (cr *cellRun) searchCapacity(cfg *mysql.Config, w engine.Workload, o engine
 	o = o.With(func(c *engine.Common) { c.Rate = rate })
 	rec.Rate = rate
 	return o, nil
-}
-
-// limitsAfterRestart puts the cell's limits back on a server restarted
-// after the limits phase (the search's reload by snapshot restore): a
-// sandbox lifts its limits before every stop (a throttled shutdown can take
-// minutes), and its new process joins the cgroup without them, so the run
-// at the capacity would otherwise run on an unlimited machine. They are
-// read back as applyLimits reads them.
-func (r *Runner) limitsAfterRestart(ctx context.Context) error {
-	sl := r.lim.applied
-	lim, ok := r.srv.(server.Limiter)
-	if !ok || sl.IsZero() || r.lim.srv != r.srv {
-		return nil
-	}
-	in, err := lim.SetLimits(ctx, sl)
-	if err != nil {
-		return fmt.Errorf("limits after the restart: %w", err)
-	}
-	fmt.Fprintf(r.log, "    limits %s again after the restart (read back: %v)\n", sl, in.ReadBack)
-	return nil
 }
 
 // stepSeed is step k's random seed, derived from the cell's: distinct per

@@ -18,7 +18,10 @@ import (
 )
 
 // Limiter is catalog.Limits: resource limits on the server, changed live
-// between cells, read back, lifted before a stop.
+// between cells, read back, lifted before a stop. The limits SetLimits
+// set hold over the server's restarts (Restart, a snapshot, a restore)
+// until SetLimits changes them: the stop lifts them (a throttled shutdown
+// can take minutes) and the new process starts under them again.
 type Limiter interface {
 	// SetLimits puts the server under l (zero fields: no limit) and returns
 	// what is in force, read back from the cgroup.
@@ -112,7 +115,11 @@ type limitState struct {
 	group   *cgroupGroup
 	dev     string // "MAJ:MIN" of the datadir's disk
 	devName string
+	// applied is what the group's files hold now; want is what SetLimits
+	// last asked for. They differ only while a stop has lifted the limits
+	// (liftLimits): the next process puts want back (joinLimits).
 	applied catalog.LimitSet
+	want    catalog.LimitSet
 }
 
 // ensureGroup creates the sandbox's cgroup and moves its server into it.
@@ -132,12 +139,25 @@ func (s *Sandbox) ensureGroup() error {
 }
 
 // joinLimits moves a freshly started server process into the sandbox's
-// cgroup (a restart's new process), when it has one.
+// cgroup (a restart's new process), when it has one, and puts back the
+// limits the stop before it lifted: the limits SetLimits set hold over
+// every restart, snapshot and restore, as a Docker server's do (its new
+// containers are created with them), until SetLimits changes them.
 func (s *Sandbox) joinLimits(pid int) error {
 	if s.lim.group == nil {
 		return nil
 	}
-	return s.lim.group.addProcess(pid)
+	if err := s.lim.group.addProcess(pid); err != nil {
+		return err
+	}
+	if s.lim.applied == s.lim.want {
+		return nil
+	}
+	if _, err := s.lim.group.apply(s.lim.want, s.lim.dev); err != nil {
+		return fmt.Errorf("limits after the restart: %w", err)
+	}
+	s.lim.applied = s.lim.want
+	return nil
 }
 
 // SetLimits implements Limiter.
@@ -161,7 +181,7 @@ func (s *Sandbox) SetLimits(_ context.Context, l catalog.LimitSet) (LimitsInForc
 	if err != nil {
 		return in, fmt.Errorf("limits: %w", err)
 	}
-	s.lim.applied = l
+	s.lim.applied, s.lim.want = l, l
 	in.Mechanism, in.Cgroup, in.ReadBack = "cgroup "+s.lim.group.version(), s.lim.group.Path(), back
 	if s.lim.dev != "" {
 		in.Device = s.lim.dev + " (" + s.lim.devName + ")"
@@ -182,7 +202,8 @@ func (s *Sandbox) findDevice(l catalog.LimitSet) error {
 }
 
 // liftLimits lifts every limit before a stop: a throttled shutdown
-// (flushing the buffer pool at 100 IOPS) can take minutes.
+// (flushing the buffer pool at 100 IOPS) can take minutes. What SetLimits
+// asked for stays wanted; the next start puts it back (joinLimits).
 func (s *Sandbox) liftLimits() {
 	if s.lim.group == nil || s.lim.applied.IsZero() {
 		return

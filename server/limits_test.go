@@ -71,13 +71,39 @@ func TestSandboxLimitsInForce(t *testing.T) {
 	if dc.Ratio < 0.85 || dc.Ratio > 1.15 {
 		t.Errorf("device write IOPS %.1f not within 15%% of the cap 100", dc.DeviceWriteIOPS)
 	}
-	// A restart starts the new process inside the group.
-	if err := sb.Restart(ctx, nil); err != nil {
-		t.Fatal(err)
+	// A restart starts the new process inside the group, under the same
+	// limits: the stop lifted them (a throttled shutdown is slow), the
+	// start puts them back (so does a snapshot's and a restore's).
+	lifted := false
+	for _, restart := range []func() error{
+		func() error { return sb.Restart(ctx, nil) },
+		func() error { return sb.Snapshot(ctx, "limits") },
+		func() error { return sb.Restore(ctx, "limits", nil) },
+	} {
+		if err := restart(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(groups["blkio"], "cgroup.procs"))
+		if !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(sb.PID())+"\n") {
+			t.Errorf("restarted server pid %d not in its blkio group", sb.PID())
+		}
+		for file, v := range map[string]string{
+			"blkio.throttle.write_iops_device": dev + " 100", "blkio.throttle.read_iops_device": dev + " 300",
+			"cpu.cfs_quota_us": "50000", "memory.limit_in_bytes": "1073741824",
+		} {
+			ctrl, _, _ := strings.Cut(file, ".")
+			got, err := readTrim(filepath.Join(groups[ctrl], file))
+			if strings.HasPrefix(file, "blkio.") {
+				got = deviceLine(got, dev)
+			}
+			if err != nil || got != v {
+				t.Errorf("after a restart %s reads %q (%v), want %q", file, got, err, v)
+				lifted = true
+			}
+		}
 	}
-	b, _ := os.ReadFile(filepath.Join(groups["blkio"], "cgroup.procs"))
-	if !strings.Contains("\n"+string(b), "\n"+strconv.Itoa(sb.PID())+"\n") {
-		t.Errorf("restarted server pid %d not in its blkio group", sb.PID())
+	if !lifted {
+		t.Log("the limits held over a restart, a snapshot and a restore")
 	}
 	// Lifted: zero limits read back as none.
 	in, err = sb.SetLimits(ctx, catalog.LimitSet{})
