@@ -441,6 +441,26 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	return nil
 }
 
+// settingsInForce reads back the variables the cell names just before it
+// is measured: configure read them back when it set them, but a restart
+// since (each phase's restarts set them again) would put the server's
+// defaults back without a word.
+func (r *Runner) settingsInForce(ctx context.Context, c *experiment.Cell) error {
+	if r.srv == nil || len(c.Server) == 0 {
+		return nil
+	}
+	db := r.openDB("")
+	defer db.Close()
+	all := make([]server.Setting, 0, len(c.Server))
+	for _, p := range c.Server {
+		all = append(all, server.Setting{Name: p.Name, Value: p.Value})
+	}
+	if _, err := server.CheckGlobals(ctx, db, all); err != nil {
+		return fmt.Errorf("the cell's settings are not in force before its measurement (a restart since they were set?): %w", err)
+	}
+	return nil
+}
+
 // SnapshotMinRows is the data size from which a loaded data shape is saved
 // as a datadir snapshot, so that a later cell with the same shape restores
 // it instead of loading again.

@@ -92,6 +92,11 @@ func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *resul
 			}
 			res.Restarted = true
 			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: experiment.MemoryKey, Value: want.Get(experiment.MemoryKey)})
+			// The restart lost what SET GLOBAL set in the load phase:
+			// set it again and read it back.
+			if err := r.configure(ctx, c, res); err != nil {
+				return nil, fmt.Errorf("after the restart for a smaller memory limit: %w", err)
+			}
 		}
 		in, err := lim.SetLimits(ctx, sl)
 		if err != nil {
