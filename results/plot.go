@@ -42,6 +42,9 @@ type IntervalPoint struct {
 	P95   float64 // ms
 	// Metrics holds the sampled metric columns that have a value, or nil.
 	Metrics map[string]float64
+	// Engine holds the engine's own columns that have a value (TPC-C's
+	// nopm, tpm, each type's rate and p95), or nil.
+	Engine map[string]float64
 }
 
 // ReadIntervals reads intervals.csv from a results directory, keyed by
@@ -76,13 +79,19 @@ func ReadIntervals(dir string) (map[string][]IntervalPoint, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s: no column %s", path, strings.Join(missing, ", "))
 	}
-	known := map[string]bool{}
+	known, engineCol := map[string]bool{}, map[string]bool{}
 	for _, c := range IntervalColumns {
 		known[c] = true
 	}
-	var metricCols []int
+	for _, c := range engineIntervalColumns() {
+		engineCol[c] = true
+	}
+	var metricCols, engineCols []int
 	for i, h := range header {
-		if !known[h] {
+		switch {
+		case engineCol[h]:
+			engineCols = append(engineCols, i)
+		case !known[h]:
 			metricCols = append(metricCols, i)
 		}
 	}
@@ -127,6 +136,14 @@ func ReadIntervals(dir string) (map[string][]IntervalPoint, error) {
 					p.Metrics = make(map[string]float64, len(metricCols))
 				}
 				p.Metrics[header[i]] = v
+			}
+		}
+		for _, i := range engineCols {
+			if v, err := strconv.ParseFloat(rec[i], 64); err == nil && rec[i] != "" {
+				if p.Engine == nil {
+					p.Engine = make(map[string]float64, len(engineCols))
+				}
+				p.Engine[header[i]] = v
 			}
 		}
 		k := RunKey(rec[col["cell"]], rep)
@@ -357,6 +374,22 @@ type cellRun struct {
 // segment is a run of consecutive intervals of one phase, as step-line
 // points: the first point is the start of the first interval, so that each
 // value covers its whole interval (plotter.PreStep).
+// plotFragment is the shortest interval the time-series lines draw.
+const plotFragment = 0.1 // seconds
+
+// drawn is pts less the fragments segments leaves out, for the axes.
+func drawn(pts []IntervalPoint) []IntervalPoint {
+	out := make([]IntervalPoint, 0, len(pts))
+	prev := 0.0
+	for _, p := range pts {
+		if p.T-prev >= plotFragment {
+			out = append(out, p)
+		}
+		prev = math.Max(prev, p.T)
+	}
+	return out
+}
+
 func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run []plotter.XYs) {
 	prev := 0.0
 	var cur plotter.XYs
@@ -378,6 +411,13 @@ func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run
 			if p.T > prev {
 				prev = p.T
 			}
+			continue
+		}
+		if p.T-prev < plotFragment {
+			// A few milliseconds left at the warm-up's or the run's end:
+			// a rate over them (5 events in 2 ms, 2,500 tps) says nothing
+			// and would set the axis.
+			prev = p.T
 			continue
 		}
 		if p.Phase != curPhase {
@@ -491,11 +531,13 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	for _, cr := range runs {
 		for _, p := range cr.points {
 			maxT = math.Max(maxT, p.T)
-			if p.TPS > maxTPS {
-				maxTPS = p.TPS
-			}
 			if p.Phase == string(engine.PhaseWarmup) {
 				warmEnd = math.Max(warmEnd, p.T)
+			}
+		}
+		for _, p := range drawn(cr.points) {
+			if p.TPS > maxTPS {
+				maxTPS = p.TPS
 			}
 			if p.TPS > 0 && p.P95 > 0 {
 				minLat, maxLat = math.Min(minLat, p.P95), math.Max(maxLat, p.P95)
@@ -511,7 +553,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	perCell := map[string][]float64{}
 	minTPS := math.Inf(1)
 	for _, cr := range runs {
-		for _, p := range cr.points {
+		for _, p := range drawn(cr.points) {
 			if p.Phase == string(engine.PhaseRun) {
 				perCell[cr.cell.Name] = append(perCell[cr.cell.Name], p.TPS)
 			}
@@ -1085,7 +1127,7 @@ func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
 		return nil, ""
 	}
 	value := func(p IntervalPoint) float64 {
-		if v, ok := p.Metrics[fig.Name]; ok {
+		if v, ok := p.Engine[fig.Name]; ok {
 			return v
 		}
 		return math.NaN()

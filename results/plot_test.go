@@ -96,6 +96,23 @@ func TestSegments(t *testing.T) {
 	if len(run) != 2 || run[0][0].X != 1 || run[0][1].X != 2 || run[1][0].X != 3 || run[1][0].Y != 4 || run[1][2].X != 5 {
 		t.Errorf("run segments %v", run)
 	}
+	// A 3 ms fragment at the warm-up's end (a rate over 3 ms: 2,590 tps in
+	// a real run against about 600) is not drawn; the run starts after it.
+	frag := []IntervalPoint{
+		{T: 4, Phase: "warmup", TPS: 600}, {T: 5, Phase: "warmup", TPS: 610}, {T: 5.003, Phase: "warmup", TPS: 2590},
+		{T: 6.003, Phase: "run", TPS: 620}, {T: 7.003, Phase: "run", TPS: 630}, {T: 7.01, Phase: "run", TPS: 4900},
+	}
+	warm, run = segments(frag, func(p IntervalPoint) float64 { return p.TPS })
+	for _, xys := range append(warm, run...) {
+		for _, xy := range xys {
+			if xy.Y > 1000 {
+				t.Errorf("a fragment drawn: %v", xys)
+			}
+		}
+	}
+	if len(run) != 1 || run[0][0].X != 5.003 || run[0][len(run[0])-1].X != 7.003 {
+		t.Errorf("run after the fragment: %v", run)
+	}
 }
 
 func TestSafeName(t *testing.T) {
