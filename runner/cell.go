@@ -214,7 +214,11 @@ func (cr *cellRun) measure() error {
 			return err
 		}
 	}
-	if err := cr.in(PhaseWarmup, func(context.Context) error { return nil }); err != nil {
+	// A restart after the load phase set the globals (a smaller memory
+	// limit, a cold start, the capacity search's reload) must not leave
+	// the cell measured on the server's defaults: what it names is read
+	// once more, the last thing before the engine starts.
+	if err := cr.in(PhaseWarmup, func(ctx context.Context) error { return r.settingsInForce(ctx, c) }); err != nil {
 		return err
 	}
 	var intervals []engine.Interval
@@ -441,9 +445,9 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	return nil
 }
 
-// settingsInForce reads back the variables the cell names just before it
-// is measured: configure read them back when it set them, but a restart
-// since (each phase's restarts set them again) would put the server's
+// settingsInForce reads back the variables the cell names just before its
+// warm-up: configure read them back when it set them, but a restart since
+// (each phase's restarts must set them again) would put the server's
 // defaults back without a word.
 func (r *Runner) settingsInForce(ctx context.Context, c *experiment.Cell) error {
 	if r.srv == nil || len(c.Server) == 0 {

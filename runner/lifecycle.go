@@ -589,12 +589,6 @@ func (cr *cellRun) run() error {
 			return err
 		}
 	}
-	// A restart after the load phase set the globals (a smaller memory
-	// limit, a cold start, a reload) must not leave the cell measured on
-	// the server's defaults: what it names is read once more.
-	if err := cr.in(PhaseLimits, func(ctx context.Context) error { return r.settingsInForce(ctx, c) }); err != nil {
-		return err
-	}
 	return cr.measure()
 }
 
