@@ -88,9 +88,17 @@ func Open(ctx context.Context, path string) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(profile)
+	// Chromium makes temporary directories of its own
+	// (/tmp/org.chromium.Chromium.XXXXXX) and leaves them behind: they go
+	// under the profile, removed with it.
+	tmp := filepath.Join(profile, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return nil, err
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.UserDataDir(profile),
+		chromedp.Env("TMPDIR="+tmp),
 		chromedp.NoSandbox, // root in CI containers
 		chromedp.Flag("disable-gpu", true),
 		chromedp.WindowSize(1280, 900),
