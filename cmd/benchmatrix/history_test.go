@@ -194,7 +194,7 @@ func TestHistoryEndToEnd(t *testing.T) {
 	// Two processes on one new SQLite file lose nothing either.
 	par := filepath.Join(tmp, "par.db")
 	concurrentAdd(t, par, step)
-	if code, out := hist("list", "--runs", "--history", par); code != 0 || strings.Count(out, "e2e") != 20 {
+	if code, out := hist("list", "--runs", "--history", par); code != 0 || strings.Count(out, " e2e ") != 20 {
 		t.Fatalf("concurrent SQLite adds: exit %d, want 20 runs\n%s", code, out)
 	}
 }
