@@ -84,12 +84,7 @@ const slowDiskLow = 0.6
 // curve plot is written (BENCHMATRIX_KEEP_PLOT=FILE keeps a copy).
 func TestCapacitySlowDiskOnSandbox(t *testing.T) {
 	needServer(t)
-	if err := server.CheckLimitSupport(catalog.LimitSet{DiskWriteIOPS: 100}); err != nil {
-		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needLimits(t, catalog.LimitSet{DiskWriteIOPS: 100})
 	plan := planFrom(t, slowDiskManifest)
 	dir := t.TempDir()
 	run, err := Run(context.Background(), plan, Config{OutDir: dir, Start: sandboxStart, Log: testWriter{t}})
@@ -211,12 +206,7 @@ b0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }
 func TestCapacityLimitsAfterReload(t *testing.T) {
 	needServer(t)
 	want := catalog.LimitSet{DiskWriteIOPS: 1000, DiskReadIOPS: 2000, CPUs: 1, Memory: 1 << 30}
-	if err := server.CheckLimitSupport(want); err != nil {
-		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needLimits(t, want)
 	plan := planFrom(t, reloadManifest)
 	var current atomic.Pointer[server.Sandbox]
 	lw := &limitsWatch{t: t, cur: &current, want: want}

@@ -420,10 +420,7 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 		return err
 	}
 	r.resetDone(resets)
-	all := make([]server.Setting, 0, len(c.Server))
-	for _, p := range c.Server {
-		all = append(all, server.Setting{Name: p.Name, Value: p.Value})
-	}
+	all := cellSettings(c)
 	if _, err := server.CheckGlobals(ctx, db, all); err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
@@ -445,6 +442,15 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results
 	return nil
 }
 
+// cellSettings is every variable the cell names, as settings.
+func cellSettings(c *experiment.Cell) []server.Setting {
+	all := make([]server.Setting, 0, len(c.Server))
+	for _, p := range c.Server {
+		all = append(all, server.Setting{Name: p.Name, Value: p.Value})
+	}
+	return all
+}
+
 // settingsInForce reads back the variables the cell names just before its
 // warm-up: configure read them back when it set them, but a restart since
 // (each phase's restarts must set them again) would put the server's
@@ -455,10 +461,7 @@ func (r *Runner) settingsInForce(ctx context.Context, c *experiment.Cell) error 
 	}
 	db := r.openDB("")
 	defer db.Close()
-	all := make([]server.Setting, 0, len(c.Server))
-	for _, p := range c.Server {
-		all = append(all, server.Setting{Name: p.Name, Value: p.Value})
-	}
+	all := cellSettings(c)
 	if _, err := server.CheckGlobals(ctx, db, all); err != nil {
 		return fmt.Errorf("the cell's settings are not in force before its measurement (a restart since they were set?): %w", err)
 	}

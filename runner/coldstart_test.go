@@ -3,14 +3,12 @@ package runner
 import (
 	"context"
 	"math"
-	"os"
 	"slices"
 	"testing"
 
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/results"
-	"benchmatrix/server"
 )
 
 // A cold start that is cold for MyISAM too: on a real sandbox in its own
@@ -23,12 +21,7 @@ import (
 // against memory.
 func TestColdStartIsCold(t *testing.T) {
 	needServer(t)
-	if err := server.CheckLimitSupport(catalog.LimitSet{Memory: 1 << 30}); err != nil {
-		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needLimits(t, catalog.LimitSet{Memory: 1 << 30})
 	plan := planFrom(t, `
 [experiment]
 duration = "4s"

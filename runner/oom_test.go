@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"database/sql"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,12 +22,7 @@ import (
 // growing past it), as a workload that needs more than the limit would.
 func TestMemoryLimitKillNamed(t *testing.T) {
 	needServer(t)
-	if err := server.CheckLimitSupport(catalog.LimitSet{Memory: 1 << 30}); err != nil {
-		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needLimits(t, catalog.LimitSet{Memory: 1 << 30})
 	plan := planFrom(t, oomManifest("15s", ""))
 	var current atomic.Pointer[server.Sandbox]
 	start := trackedSandboxes(&current)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -21,6 +22,18 @@ func needServer(t *testing.T) {
 	if _, err := server.FindBinary(""); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("CI must install a server: %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+// needLimits skips a test whose limits this machine cannot set (not root,
+// a controller missing); under CI as root it fails instead.
+func needLimits(t *testing.T, l catalog.LimitSet) {
+	t.Helper()
+	if err := server.CheckLimitSupport(l); err != nil {
+		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
+			t.Fatal(err)
 		}
 		t.Skip(err)
 	}

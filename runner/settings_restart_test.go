@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,12 +26,7 @@ import (
 // warm-up, and read back into the cell.
 func TestSettingsHoldOverMemoryRestart(t *testing.T) {
 	needServer(t)
-	if err := server.CheckLimitSupport(catalog.LimitSet{Memory: 1 << 30}); err != nil {
-		if os.Getenv("CI") != "" && os.Geteuid() == 0 {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needLimits(t, catalog.LimitSet{Memory: 1 << 30})
 	plan := planFrom(t, `
 [experiment]
 duration = "1s"
