@@ -7,7 +7,9 @@ import (
 )
 
 // TestOpenLoopFarAboveCapacity offers a rate far above what one worker can
-// serve: the run ends at its time limit without error (sysbench aborts with
+// serve (oltp_read_only's 14 statements per event: on a quiet host one
+// worker serves a few thousand a second; point selects reached 25,600/s,
+// too close to 50,000/s to call the excess far): the run ends at its time limit without error (sysbench aborts with
 // "event queue is full"), and the arrivals it could not serve are counted:
 // dropped by the full queue, or left in it with their age at the window's
 // end.
@@ -15,7 +17,7 @@ func TestOpenLoopFarAboveCapacity(t *testing.T) {
 	sb := startSandbox(t)
 	ctx := context.Background()
 	cfg, _ := testDB(t, sb, "openloop")
-	o := engineOptions(t, "oltp_point_select", map[string]string{"table_size": "1000", "threads": "1"})
+	o := engineOptions(t, "oltp_read_only", map[string]string{"table_size": "1000", "threads": "1"})
 	if err := Prepare(ctx, cfg, o, nil); err != nil {
 		t.Fatal(err)
 	}
