@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -59,5 +60,60 @@ func TestPacerGapsAreExponential(t *testing.T) {
 	// Exponential: mean = stddev = 1/rate.
 	if math.Abs(mean-0.001) > 0.00002 || math.Abs(sd-0.001) > 0.00003 {
 		t.Fatalf("gap mean %.6f sd %.6f, want 0.001 both", mean, sd)
+	}
+}
+
+// TestPacerWakesOnTime measures, side by side in one run, how late an
+// idle consumer receives each arrival from the pacer when it sleeps in
+// nanosleep on its own thread (what runs) and on the Go runtime's timers
+// (what ran before): the client delay every open-loop event a waiting
+// worker takes carries. It prints the medians and their ratio; it checks
+// only what does not depend on the machine's speed: every arrival is
+// offered once, in order, never before it is due, and the pacer stops.
+func TestPacerWakesOnTime(t *testing.T) {
+	const rate = 1000
+	const window = time.Second
+	late := map[string]time.Duration{}
+	for _, c := range []struct {
+		name  string
+		sleep sleeper
+	}{{"nanosleep", preciseSleep}, {"go timer", timerSleep}} {
+		sh := &shared{stopCh: make(chan struct{}), fatalCh: make(chan struct{})}
+		ch := make(chan arrival, backlogSize)
+		start := time.Now()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			lockPacerThread()
+			feed(sh, newPacer(rate, NewRand(9, -1)), start, ch, c.sleep)
+		}()
+		var lates []time.Duration
+		var prev time.Time
+		for time.Since(start) < window {
+			select {
+			case a := <-ch:
+				got := time.Since(a.at)
+				if got < 0 {
+					t.Fatalf("%s: an arrival due at %v was offered %v early", c.name, a.at.Sub(start), -got)
+				}
+				if a.at.Before(prev) {
+					t.Fatalf("%s: arrivals out of order", c.name)
+				}
+				prev = a.at
+				lates = append(lates, got)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		sh.requestStop()
+		<-done
+		if len(lates) < rate/4 {
+			t.Fatalf("%s: %d arrivals in %v at %d/s", c.name, len(lates), window, rate)
+		}
+		slices.Sort(lates)
+		late[c.name] = lates[len(lates)/2]
+		t.Logf("%s: %d arrivals, received late by p50 %v, p99 %v", c.name, len(lates), lates[len(lates)/2], lates[len(lates)*99/100])
+	}
+	if late["nanosleep"] > 0 {
+		t.Logf("median lateness, go timer / nanosleep: x%.1f", float64(late["go timer"])/float64(late["nanosleep"]))
 	}
 }
