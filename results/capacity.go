@@ -122,7 +122,9 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 				continue
 			}
 			xs, ys := pairedValues(br, s.Name, b, "capacity")
-			lines = append(lines, capacityRatioSentence(s.Name, b, by[s.Name][0].Capacity.SLO.String(), xs, ys, by))
+			if line := capacityRatioSentence(s.Name, b, by[s.Name][0].Capacity.SLO.String(), xs, ys, by); line != "" {
+				lines = append(lines, line)
+			}
 		}
 	}
 	return lines, warnings
@@ -135,15 +137,20 @@ func runWhy(k *record.CellCapacity) string {
 	return k.Run.Why
 }
 
-// capacityRatioSentence says how many times the baseline's rate a cell
-// sustains: the paired ratio over the rounds with its 95 % interval when
-// there are enough rounds, else the interval the searches' brackets allow.
+// capacityRatioSentence adds to the Conclusion's ratio line of a cell
+// against its baseline (on capacity: headline.go) what the searches say
+// when the rounds are too few for an interval: the range their brackets
+// allow (each capacity lies between its search's capacity and lowest
+// missing rate). With enough rounds the ratio line says it all, and there
+// is no sentence ("").
 func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*Cell) string {
 	pr := RatioFromPairs(xs, ys)
 	if pr.Rounds == 0 {
 		return fmt.Sprintf("%s against %s at %s: no round in which both sustained a rate (a capacity of 0 has no ratio)", cell, base, slo)
 	}
-	// The brackets: each capacity lies in [Low, High] of its search.
+	if pr.CIOK {
+		return ""
+	}
 	blo, bhi := math.Inf(1), 0.0
 	for _, x := range by[cell] {
 		for _, y := range by[base] {
@@ -158,11 +165,11 @@ func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[stri
 			bhi = max(bhi, nonzero(sx.High, sx.Low)/sy.Low)
 		}
 	}
-	ci := fmt.Sprintf("95%% CI %.2f–%.2f over %d paired rounds", pr.Lo, pr.Hi, pr.Rounds)
-	if !pr.CIOK {
-		ci = fmt.Sprintf("%d paired round%s, too few for a 95%% interval; the searches' brackets allow %.2f–%.2f", pr.Rounds, pl(pr.Rounds), blo, bhi)
+	if bhi == 0 {
+		return ""
 	}
-	return fmt.Sprintf("%s sustains **%.2fx** %s's rate at %s (%s)", cell, pr.Ratio, base, slo, ci)
+	return fmt.Sprintf("%s against %s at %s: %d paired round%s, too few for a 95%% interval; the searches' brackets allow %.2f–%.2fx",
+		cell, base, slo, pr.Rounds, pl(pr.Rounds), blo, bhi)
 }
 
 func nonzero(v, alt float64) float64 {

@@ -12,15 +12,22 @@ import (
 // Conclusion's ratios, the rounds' decisions (and so when a conclusive run
 // stops), the Results table's ratio column and the plots all ask
 // ComparisonFigure. Each cell run's result records its engine's headline
-// (engine.Descriptor.Headline: tps for oltp and slap, NOPM for tpcc); two
+// (engine.Descriptor.Headline: tps for oltp and slap, NOPM for tpcc); a cell
+// run that searched its capacity at a latency target is compared on that
+// capacity instead (the run at the capacity is offered the rate found, so
+// its tps only echoes it, and two ratios would answer one question); two
 // cells are compared on the headline they share, and on tps when their
-// engines' headlines differ (every engine reports tps), with a note saying
-// so. A run.json written before results recorded a headline concludes on
-// tps, as it did when it was written.
+// headlines differ (every engine reports tps), with a note saying so. A
+// run.json written before results recorded a headline concludes on tps, as
+// it did when it was written.
 
-// headlineOf is the headline a cell run recorded (tps when it recorded
+// headlineOf is the headline a cell run is compared on: its capacity when
+// it searched one, else the headline it recorded (tps when it recorded
 // none).
 func headlineOf(c *Cell) engine.Headline {
+	if c.Capacity != nil && c.Capacity.Searched {
+		return capacityHeadline(c.Capacity.SLO.String())
+	}
 	if c.Result != nil && c.Result.Headline != nil && c.Result.Headline.Name != "" {
 		return *c.Result.Headline
 	}
@@ -57,7 +64,7 @@ func ComparisonFigure(r *Run, x, y string) (engine.Headline, string) {
 		parts = append(parts, fmt.Sprintf("%s's is %s", strings.Join(cells, " and "), seen[name].Label))
 	}
 	sort.Strings(parts)
-	return engine.TPS, fmt.Sprintf("%s vs %s is compared on tps, which every engine reports: their engines' headline figures differ (%s)",
+	return engine.TPS, fmt.Sprintf("%s vs %s is compared on tps, which every engine reports: their headline figures differ (%s)",
 		x, y, strings.Join(parts, ", "))
 }
 
@@ -104,4 +111,10 @@ func containsString(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// capacityHeadline is the figure of cells that searched their capacity at
+// slo: cells.csv's capacity column.
+func capacityHeadline(slo string) engine.Headline {
+	return engine.Headline{Name: "capacity", Label: "capacity at " + slo, Unit: "events per second", HigherIsBetter: true}
 }

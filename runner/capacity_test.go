@@ -230,7 +230,7 @@ func TestCapacityRunOnSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Capacity: the highest open-loop rate", "b0e0 sustains **", "x** b1e1's rate at " + sandboxSLO,
+	for _, want := range []string{"Capacity: the highest open-loop rate", "- b0e0: **", "x** b1e1 capacity at " + sandboxSLO,
 		"flood at its own rate 100000/s against " + sandboxSLO + ": misses"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("summary.md lacks %q", want)
