@@ -355,3 +355,27 @@ func TestSearchUnluckyTopIsRetested(t *testing.T) {
 		t.Errorf("notes %v", out.Notes)
 	}
 }
+
+// The default shortest step lets an overload of the precision show: the
+// queue's wait grows by about precision seconds a second, so a step must
+// last the bound over the precision (within 3 s and the longest step); a
+// step length the manifest gives is kept.
+func TestDefaultStepShowsOverload(t *testing.T) {
+	for _, c := range []struct {
+		limit     time.Duration
+		precision float64
+		step      time.Duration
+		want      time.Duration
+	}{
+		{time.Second, 0, 0, 10 * time.Second},              // p95 < 1s at 10 %
+		{time.Second, 0.2, 0, 5 * time.Second},             // at 20 %
+		{50 * time.Millisecond, 0, 0, 3 * time.Second},     // 0.5 s: the 3 s floor
+		{5 * time.Second, 0, 0, DefaultStepMax},            // 50 s: the longest step
+		{time.Second, 0, 2 * time.Second, 2 * time.Second}, // slo_step given
+	} {
+		cfg := Config{SLO: SLO{Percentile: 95, Limit: c.limit}, Precision: c.precision, StepMin: c.step}.WithDefaults()
+		if cfg.StepMin != c.want {
+			t.Errorf("limit %v, precision %v, step %v: shortest step %v, want %v", c.limit, c.precision, c.step, cfg.StepMin, c.want)
+		}
+	}
+}

@@ -36,7 +36,7 @@ type Config struct {
 }
 
 // Defaults of Config: 100/s first, 1/s to 1,000,000/s, 10 %, 2 retests,
-// 16 steps of 3 to 20 s.
+// 16 steps of 3 to 20 s (the shortest at least OverloadShows).
 const (
 	DefaultStart     = 100
 	DefaultMin       = 1
@@ -70,14 +70,28 @@ func (c Config) WithDefaults() Config {
 	if c.MaxSteps <= 0 {
 		c.MaxSteps = DefaultMaxSteps
 	}
-	if c.StepMin <= 0 {
-		c.StepMin = DefaultStepMin
-	}
 	if c.StepMax <= 0 {
 		c.StepMax = DefaultStepMax
 	}
+	if c.StepMin <= 0 {
+		c.StepMin = min(max(DefaultStepMin, OverloadShows(c.SLO, c.Precision)), max(c.StepMax, DefaultStepMin))
+	}
 	c.Start = min(max(c.Start, c.Min), c.Max)
 	return c
+}
+
+// OverloadShows is how long a step must last to show an overload of
+// precision against slo: at a rate (1+ε) times what the server serves, the
+// queue's wait grows by about ε seconds a second, so the wait takes
+// Limit/ε to reach the bound (10 s for p95 < 1s at 10 %). A shorter step
+// meets the target at rates above the capacity (the queue had no time to
+// show), and the search overshoots; the default shortest step is at least
+// this long (a step's slo_step, when given, is kept).
+func OverloadShows(slo SLO, precision float64) time.Duration {
+	if precision <= 0 {
+		precision = DefaultPrecision
+	}
+	return time.Duration(float64(slo.Limit) / precision).Round(100 * time.Millisecond)
 }
 
 // Status is how a search ended.
