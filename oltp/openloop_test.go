@@ -7,9 +7,10 @@ import (
 )
 
 // TestOpenLoopFarAboveCapacity offers a rate far above what one worker can
-// serve (oltp_read_only's 14 statements per event: on a quiet host one
-// worker serves a few thousand a second; point selects reached 25,600/s,
-// too close to 50,000/s to call the excess far): the run ends at its time limit without error (sysbench aborts with
+// serve (oltp_read_only's 14 statements per event: one worker serves a few
+// thousand a second; point selects reached 25,600/s on a quiet host, too
+// close to 50,000/s to call the excess far): the run ends at its time
+// limit without error (sysbench aborts with
 // "event queue is full"), and the arrivals it could not serve are counted:
 // dropped by the full queue, or left in it with their age at the window's
 // end.

@@ -94,8 +94,9 @@ func lockPacerThread() {
 
 // feed runs the pacer until stop, offering each due arrival to the
 // backlog; when the backlog is full the arrival is dropped and counted.
-// It runs on a thread of its own (lockPacerThread) and sleeps with sleep.
+// It takes a thread of its own (lockPacerThread) and sleeps with sleep.
 func feed(sh *shared, p *pacer, start time.Time, out chan<- arrival, sleep sleeper) {
+	lockPacerThread()
 	var buf []time.Duration
 	for !sh.stop.Load() {
 		buf = p.due(time.Since(start), buf[:0])

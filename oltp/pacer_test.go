@@ -84,7 +84,6 @@ func TestPacerWakesOnTime(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			lockPacerThread()
 			feed(sh, newPacer(rate, NewRand(9, -1)), start, ch, c.sleep)
 		}()
 		var lates []time.Duration

@@ -85,7 +85,7 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		sh.arrivals = ch
 		p := newPacer(o.Rate, NewRand(o.RandSeed, -1))
 		feeder.Add(1)
-		go func() { defer feeder.Done(); lockPacerThread(); feed(sh, p, start, ch, preciseSleep) }()
+		go func() { defer feeder.Done(); feed(sh, p, start, ch, preciseSleep) }()
 	}
 	var wg sync.WaitGroup
 	sh.running.Store(int32(len(workers)))
