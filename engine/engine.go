@@ -4,7 +4,7 @@
 // language, the planner and the runner what an engine needs, and the Result
 // and Interval every engine reports in. An engine is its own package (oltp,
 // slap, ...) with a Descriptor; the list of engines is one table,
-// engine/registry. This package imports no engine.
+// workloads/, above the engines. This package imports no engine.
 package engine
 
 import (

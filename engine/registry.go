@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Registry is a list of engines (engine/registry holds benchmatrix's).
+// Registry is a list of engines (workloads/ holds benchmatrix's).
 type Registry []*Descriptor
 
 // Engine returns the engine called name.

@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"benchmatrix/engine"
-	"benchmatrix/engine/registry"
 	"benchmatrix/record"
+	"benchmatrix/workloads"
 )
 
-// The workload of a cell is one engine's (engine/registry lists them): the
+// The workload of a cell is one engine's (workloads/ lists them): the
 // [workload] table's name (or a cell's own workload parameter) picks the
 // engine, whose descriptor says which keys it reads, checks their values
 // and resolves a cell's options from them. decode.go and IsWorkloadKey
@@ -19,7 +19,7 @@ import (
 // descriptor's Applies; expand resolves each cell with resolveWorkload.
 
 // Engines are the engines a manifest may name.
-var Engines = registry.Engines
+var Engines = workloads.Engines
 
 // SlapWorkload is the slap workload's name.
 const SlapWorkload = "slap"

@@ -13,7 +13,7 @@ import (
 )
 
 // Descriptor describes the engine to benchmatrix's manifest language, planner
-// and runner (engine/registry lists it).
+// and runner (workloads/ lists it).
 var Descriptor = &engine.Descriptor{
 	Name:      "oltp",
 	Workloads: Workloads(),

@@ -20,7 +20,7 @@ const Name = "slap"
 const Percentile = 95
 
 // Descriptor describes mysqlslap's workload to benchmatrix's manifest language,
-// planner and runner (engine/registry lists it). Its keys are
+// planner and runner (workloads/ lists it). Its keys are
 // mariadb-slap's long option names with underscores (Keys); a cell runs
 // one storage engine at one concurrency, its iterations to the end, with
 // no warm-up (every iteration drops and creates its schema), and the

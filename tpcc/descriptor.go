@@ -23,7 +23,7 @@ const Name = "tpcc"
 var sharedKeys = []string{"threads", "rand_seed", "percentile"}
 
 // Descriptor describes the TPC-C engine to the manifest language, the
-// planner and the runner (engine/registry lists it).
+// planner and the runner (workloads/ lists it).
 var Descriptor = &engine.Descriptor{
 	Name:      Name,
 	Workloads: []string{Name},

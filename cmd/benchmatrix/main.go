@@ -285,7 +285,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		bar := runner.NewBar(os.Stderr, plan)
 		cfg.Log, cfg.Progress = bar, bar
 	}
-	cfg.Procs = procs // each cell runs on its engine (engine/registry)
+	cfg.Procs = procs // each cell runs on its engine (workloads/)
 	run, err := runner.Run(ctx, plan, cfg)
 	if err == nil && *check {
 		err = results.CheckExpectations(run)

@@ -1,4 +1,4 @@
-package registry
+package workloads
 
 import (
 	"encoding/json"

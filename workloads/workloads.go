@@ -1,6 +1,7 @@
-// Package registry is benchmatrix's list of engines: adding an engine is
-// its package and one line here.
-package registry
+// Package workloads is benchmatrix's list of engines: adding an engine is
+// its package and one line here. It sits above the engines it lists, so
+// that engine/ imports none of them.
+package workloads
 
 import (
 	"benchmatrix/engine"
