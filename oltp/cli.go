@@ -94,8 +94,9 @@ type Invocation struct {
 	TestName string
 	// Legacy is the 0.5-era script given by --test (legacy.go), or nil.
 	Legacy *LegacyScript
-	// Extras: print benchmatrix's block after sysbench's report and its
-	// own options in `WORKLOAD help` (--extras); JSON always has it all.
+	// Extras: print benchmatrix's block after sysbench's report, and its
+	// own options after sysbench's text of `WORKLOAD help` (--extras);
+	// JSON always has it all.
 	Extras bool
 	// FromStdin: no test was named, so sysbench would read a Lua script
 	// from standard input (Main handles it).
@@ -1050,11 +1051,12 @@ func (x *execution) do() int {
 			fmt.Fprintf(x.stderr, "'%s' test does not implement the 'help' command.\n", inv.TestName)
 			return ExitFailure
 		}
-		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions(), inv.Extras)
-		if !inv.Extras {
-			// stdout stays sysbench's, byte for byte; benchmatrix's own
-			// options go to the terminal beside it.
-			writeOwnHelp(x.stderr, inv.Workload, DefaultOptions())
+		// sysbench's text byte for byte, on stdout and stderr alike
+		// (sysbench's script_oltp_help.t reads both): benchmatrix's own
+		// options come only when asked for, after it.
+		writeHelp(x.stdout, inv.TestName, inv.Workload, DefaultOptions())
+		if inv.Extras {
+			WriteOwnHelp(x.stdout, inv.Workload, DefaultOptions())
 		}
 		return ExitOK
 	}
@@ -1332,7 +1334,7 @@ func writeUsage(w io.Writer) {
 		{"--histogram[=on|off]", fmt.Sprintf("print latency histogram in report [%s]", onOff(d.Histogram))},
 	})
 	section("benchmatrix options (not in sysbench)", [][2]string{
-		{"--extras[=on|off]", "print p50/p99/p99.9, open-loop and warm-up figures after the report, and list benchmatrix's options in 'WORKLOAD help' [off]"},
+		{"--extras[=on|off]", "print p50/p99/p99.9, open-loop and warm-up figures after the report, and list benchmatrix's options after 'WORKLOAD help' [off]"},
 		{"--format=STRING", "output format {text, json}; json is one document with everything [text]"},
 		{"--warmup-time=N", fmt.Sprintf("run this many seconds first, excluded from the statistics (sysbench master) [%s]", formatNumber(d.Warmup.Seconds()))},
 		{"--reinsert-id=STRING", fmt.Sprintf("id of the row re-inserted after each DELETE {same, auto} [%s]", d.ReinsertID)},

@@ -346,6 +346,7 @@ func TestCLIEveryOptionDocumented(t *testing.T) {
 	writeUsage(&b)
 	for _, w := range Workloads() {
 		WriteHelp(&b, w, DefaultOptions())
+		WriteOwnHelp(&b, w, DefaultOptions())
 	}
 	text := b.String()
 	for _, name := range OptionNames() {
@@ -523,6 +524,7 @@ func TestCLIMainCommands(t *testing.T) {
 		{"oltp_read_write --tables=2 prewarm", nil, ExitOK, "cli_prewarm.golden", ""},
 		{"oltp_read_write --tables=2 cleanup", nil, ExitOK, "cli_cleanup.golden", ""},
 		{"oltp_read_write help", nil, ExitOK, "cli_help.golden", ""},
+		{"oltp_read_write help --extras", nil, ExitOK, "cli_help_extras.golden", ""},
 		{"bulk_insert help", nil, ExitFailure, "cli_help_bulk_insert.golden", "'bulk_insert' test does not implement the 'help' command.\n"},
 		{"--help", nil, ExitOK, "cli_usage.golden", ""},
 		{"--version", nil, ExitOK, "cli_version.golden", ""},
@@ -835,7 +837,7 @@ func TestCLIHelpMatchesSysbench(t *testing.T) {
 			t.Fatal(code, stderr.String())
 		}
 		// Byte for byte after the banner: benchmatrix's --recreate and
-		// --reinsert_id are listed only with --extras.
+		// --reinsert_id follow it only with --extras.
 		a, b := strings.Split(theirs, "\n")[1:], strings.Split(stdout.String(), "\n")[1:]
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s help differs:\n%s", w, lineDiff(strings.Join(a, "\n"), strings.Join(b, "\n")))

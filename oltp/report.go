@@ -363,8 +363,8 @@ func helpBoolDefault(f func(o Options) bool) func(Options) string {
 // helpOptions are oltp_common.lua's options with sysbench's descriptions
 // (sorted by name, as sysbench prints them). --pgsql_variant is listed as
 // sysbench lists it (without a default) and accepted, though only MySQL is
-// supported. --recreate and --reinsert_id are benchmatrix's, listed with
-// --extras.
+// supported. --recreate and --reinsert_id are benchmatrix's: never in
+// sysbench's text, listed after it with --extras (writeOwnHelp).
 var helpOptions = []helpOption{
 	{"auto_inc", "", "Use AUTO_INCREMENT column as Primary Key (for MySQL), or its alternatives in other DBMS. When disabled, use client-generated IDs", helpBoolDefault(func(o Options) bool { return o.AutoInc })},
 	{"create_secondary", "", "Create a secondary index in addition to the PRIMARY KEY", helpBoolDefault(func(o Options) bool { return o.CreateSecondary })},
@@ -381,8 +381,8 @@ var helpOptions = []helpOption{
 	{"random_points", "N", "Number of random points in the IN() clause in generated SELECTs", helpIntDefault(func(o Options) int { return o.RandomPoints })},
 	{"range_selects", "", "Enable/disable all range SELECT queries", helpBoolDefault(func(o Options) bool { return o.RangeSelects })},
 	{"range_size", "N", "Range size for range SELECT queries", helpIntDefault(func(o Options) int { return o.RangeSize })},
-	{"recreate", "", "benchmatrix: let prepare drop and recreate sbtestN tables that already exist", helpBoolDefault(func(o Options) bool { return o.Recreate })},
-	{"reinsert_id", "STRING", "benchmatrix: id of the row re-inserted after each DELETE: 'same' (sysbench) or 'auto' (AUTO_INCREMENT assigns a new one)", func(o Options) string { return o.ReinsertID }},
+	{"recreate", "", "let prepare drop and recreate sbtestN tables that already exist", helpBoolDefault(func(o Options) bool { return o.Recreate })},
+	{"reinsert_id", "STRING", "id of the row re-inserted after each DELETE: 'same' (sysbench) or 'auto' (AUTO_INCREMENT assigns a new one)", func(o Options) string { return o.ReinsertID }},
 	{"secondary", "", "Use a secondary index in place of the PRIMARY KEY", helpBoolDefault(func(o Options) bool { return o.Secondary })},
 	{"simple_ranges", "N", "Number of simple range SELECT queries per transaction", helpIntDefault(func(o Options) int { return o.SimpleRanges })},
 	{"skip_trx", "", "Don't start explicit transactions and execute all queries in the AUTOCOMMIT mode", helpBoolDefault(func(o Options) bool { return o.SkipTrx })},
@@ -401,20 +401,22 @@ var scriptOnly = map[string]string{
 // WriteHelp writes `WORKLOAD help` as sysbench prints it (after the banner):
 // "<workload> options:", then "  --name=N  description [default]" with the
 // descriptions aligned one column after the longest option, and a blank
-// line. Defaults come from o (normally DefaultOptions()).
-func WriteHelp(w io.Writer, workload string, o Options) { writeHelp(w, workload, workload, o, true) }
+// line. Defaults come from o (normally DefaultOptions()). Nothing of
+// benchmatrix's own is in it (see WriteOwnHelp).
+func WriteHelp(w io.Writer, workload string, o Options) { writeHelp(w, workload, workload, o) }
 
-// writeHelp is WriteHelp with the test named as it was given ("oltp_read_write.lua"
-// for a script path, as sysbench names it) and benchmatrix's own options
-// only with extras.
-func writeHelp(w io.Writer, testName, workload string, o Options, extras bool) {
+// writeHelp is WriteHelp with the test named as it was given
+// ("oltp_read_write.lua" for a script path, as sysbench names it). It is
+// sysbench's text byte for byte: scripts parse it, and sysbench's own
+// cram test (script_oltp_help.t) pins it.
+func writeHelp(w io.Writer, testName, workload string, o Options) {
 	var rows []helpOption
 	width := 0
 	for _, h := range helpOptions {
 		if s, ok := scriptOnly[h.name]; ok && s != workload {
 			continue
 		}
-		if benchmatrixOnly[h.name] && !extras {
+		if benchmatrixOnly[h.name] {
 			continue
 		}
 		rows = append(rows, h)
@@ -431,10 +433,12 @@ func writeHelp(w io.Writer, testName, workload string, o Options, extras bool) {
 	fmt.Fprintf(w, "\n")
 }
 
-// writeOwnHelp lists the options of benchmatrix's own that the workload
+// WriteOwnHelp lists the options of benchmatrix's own that the workload
 // reads (--recreate for all; --reinsert_id for those that re-insert a
-// deleted row), which sysbench's help text lacks.
-func writeOwnHelp(w io.Writer, workload string, o Options) {
+// deleted row), which sysbench's help text lacks: `WORKLOAD help --extras`
+// prints it after sysbench's text, as `run --extras` prints its block
+// after sysbench's report.
+func WriteOwnHelp(w io.Writer, workload string, o Options) {
 	var rows []helpOption
 	width := 0
 	for _, h := range helpOptions {
@@ -444,7 +448,7 @@ func writeOwnHelp(w io.Writer, workload string, o Options) {
 		rows = append(rows, h)
 		width = max(width, len(helpSpec(h)))
 	}
-	fmt.Fprintf(w, "benchmatrix options for %s (not in sysbench; --extras lists them above):\n", workload)
+	fmt.Fprintf(w, "benchmatrix options for %s (not in sysbench):\n", workload)
 	for _, h := range rows {
 		fmt.Fprintf(w, "  %-*s %s [%s]\n", width, helpSpec(h), h.desc, h.def(o))
 	}
