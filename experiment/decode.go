@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -99,7 +100,7 @@ func (d *decoder) line(key string) int {
 
 // keys returns m's keys in file order.
 func (d *decoder) keys(prefix string, m map[string]any) []string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	pos := func(k string) int {
 		if n, ok := d.order[join(prefix, k)]; ok {
 			return n
@@ -320,7 +321,7 @@ func (d *decoder) exclude(key string, v any, m *Manifest) {
 			continue
 		}
 		ex := map[string]string{}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			s, ok := valueText(t[k])
 			if !ok {
 				d.problem(key+"."+k, "want a string, number or boolean, got a %s", typeName(t[k]))

@@ -1,7 +1,8 @@
 package experiment
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"benchmatrix/catalog"
@@ -73,11 +74,8 @@ func (m *Manifest) machine(name string) (catalog.LimitSet, bool) {
 }
 
 func (m *Manifest) machineNames() string {
-	names := catalog.MachineNames()
-	for n := range m.Machines {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := append(catalog.MachineNames(), slices.Collect(maps.Keys(m.Machines))...)
+	slices.Sort(names)
 	return strings.Join(names, ", ")
 }
 
@@ -172,18 +170,9 @@ func (d *decoder) validateLimits(m *Manifest, prov catalog.Descriptor) {
 	for _, p := range m.Server.Limits {
 		d.checkLimitParam(m, prov, "server.config."+p.Name, p)
 	}
-	for _, name := range sortedMachineNames(m.Machines) {
+	for _, name := range slices.Sorted(maps.Keys(m.Machines)) {
 		d.checkCPUs("machines."+name, m.Machines[name])
 	}
-}
-
-func sortedMachineNames(ms map[string]catalog.LimitSet) []string {
-	out := make([]string, 0, len(ms))
-	for n := range ms {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validateCellLimits refuses a cell whose memory limit is below what its

@@ -6,7 +6,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -295,13 +294,4 @@ func ParseDuration(v any) (time.Duration, error) {
 		return oltp.ParseSeconds(x)
 	}
 	return 0, fmt.Errorf("want a duration such as \"30s\", got a %s", typeName(v))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

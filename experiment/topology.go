@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -324,7 +326,7 @@ func (d *decoder) observeSection(t map[string]any, m *Manifest) {
 		for i, mt := range arr {
 			key := fmt.Sprintf("observe.metric[%d]", i+1)
 			cm := CustomMetric{Kind: MetricGauge}
-			for _, f := range sortedKeys(mt) {
+			for _, f := range slices.Sorted(maps.Keys(mt)) {
 				fk := "observe.metric." + f
 				switch f {
 				case "name", "sql", "kind":
@@ -379,7 +381,7 @@ func (d *decoder) events(v any, m *Manifest) {
 	for i, et := range arr {
 		key := fmt.Sprintf("events[%d]", i+1)
 		var ev Event
-		for _, f := range sortedKeys(et) {
+		for _, f := range slices.Sorted(maps.Keys(et)) {
 			fk := "events." + f
 			switch f {
 			case "at":

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"benchmatrix/catalog"
@@ -31,12 +33,12 @@ func (d *decoder) validate(m *Manifest, prov catalog.Descriptor) {
 		return // an unknown provider is already a problem
 	}
 	values := m.Server.providerKeys()
-	for _, k := range sortedKeys(values) {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		if d.isSet("server."+k) && !prov.Reads(k) {
 			d.problem("server."+k, "provider %s does not read it", prov.Name)
 		}
 	}
-	for _, k := range sortedKeys(prov.Required) {
+	for _, k := range slices.Sorted(maps.Keys(prov.Required)) {
 		if values[k] == "" {
 			d.problem("server."+k, "%s", prov.Required[k])
 		}

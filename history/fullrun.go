@@ -9,7 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -239,7 +240,7 @@ func holds(runs []RunInfo, q BaseQuery) string {
 		}
 	}
 	if n == 0 {
-		return fmt.Sprintf("it holds no other run of experiment %q (its experiments: %s)", q.Experiment, strings.Join(sortedKeys(others), ", "))
+		return fmt.Sprintf("it holds no other run of experiment %q (its experiments: %s)", q.Experiment, strings.Join(slices.Sorted(maps.Keys(others)), ", "))
 	}
 	out := fmt.Sprintf("it holds %d other run(s) of experiment %q, on branches %s", n, q.Experiment, counted(branches))
 	if len(labels) > 0 {
@@ -250,19 +251,10 @@ func holds(runs []RunInfo, q BaseQuery) string {
 
 func counted(m map[string]int) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s (%d)", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func or(a, b string) string {

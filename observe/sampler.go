@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -240,12 +241,7 @@ func (s *Sampler) Notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.notes...)
-	names := make([]string, 0, len(s.fails))
-	for n := range s.fails {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(s.fails)) {
 		f := s.fails[n]
 		out = append(out, fmt.Sprintf("gap: query %q failed at %d of %d ticks (first: %s)", n, f.count, len(s.samples), f.first))
 	}

@@ -3,9 +3,9 @@ package oltp
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -274,12 +274,7 @@ func CanonicalOption(name string) (string, bool) {
 
 // OptionNames lists every canonical option name, sorted.
 func OptionNames() []string {
-	names := make([]string, 0, len(optionTable))
-	for n := range optionTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(optionTable))
 }
 
 // UnknownOptionError names an option the engine does not have.

@@ -2,6 +2,8 @@ package profile
 
 import (
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -41,7 +43,7 @@ func WritePprof(w io.Writer, p *Profile, seconds float64) error {
 		out.Location = append(out.Location, l)
 		return l
 	}
-	for _, s := range sortedStacks(p.Weight) {
+	for _, s := range slices.Sorted(maps.Keys(p.Weight)) {
 		frames := strings.Split(s, ";")
 		sample := &profile.Sample{
 			Value: []int64{p.Count[s], p.Weight[s]},

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -377,7 +379,7 @@ func Add(a, b *Profile) *Profile {
 // off-CPU (and on+off) weights are microseconds.
 func (p *Profile) WriteFolded(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	for _, s := range sortedStacks(p.Weight) {
+	for _, s := range slices.Sorted(maps.Keys(p.Weight)) {
 		v := p.Weight[s] / 1000
 		if p.Mode == OnCPU {
 			v = p.Count[s]
@@ -423,15 +425,6 @@ func ReadFolded(r io.Reader, mode Mode, period int64) (*Profile, error) {
 		p.Records++
 	}
 	return p, sc.Err()
-}
-
-func sortedStacks(m map[string]int64) []string {
-	out := make([]string, 0, len(m))
-	for s := range m {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Func is one function's inclusive share (parts.Func).

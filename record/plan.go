@@ -3,7 +3,8 @@ package record
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"benchmatrix/catalog"
@@ -132,11 +133,7 @@ func (c PlanCell) MarshalJSON() ([]byte, error) {
 			all[k] = v
 		}
 	}
-	keys := make([]string, 0, len(all))
-	for k := range all {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(all))
 	var buf bytes.Buffer
 	buf.WriteByte('{')
 	for i, k := range keys {

@@ -2,7 +2,8 @@ package slap
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -83,12 +84,7 @@ func IsKey(name string) bool {
 
 // Keys lists the manifest keys, sorted.
 func Keys() []string {
-	out := make([]string, 0, len(manifestKeys))
-	for k := range manifestKeys {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(manifestKeys))
 }
 
 // ManifestConfig is the defaults of a slap manifest workload: generated

@@ -17,8 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"benchmatrix/oltp"
@@ -119,7 +120,7 @@ func ParseCommandLine(args []string) (Invocation, error) {
 			continue
 		case oltpScriptOptions[key]:
 			return inv, &oltp.UsageError{Kind: oltp.KindInvalidOption, Option: "--" + name,
-				Msg: fmt.Sprintf("invalid option: %s (tpcc.lua does not read it; its options: --%s)", a, strings.Join(sortedKeys(scriptOptions), ", --"))}
+				Msg: fmt.Sprintf("invalid option: %s (tpcc.lua does not read it; its options: --%s)", a, strings.ReplaceAll(strings.Join(slices.Sorted(maps.Keys(scriptOptions)), ", --"), "_", "-"))}
 		}
 		rest = append(rest, a)
 	}
@@ -160,15 +161,6 @@ func hasFlag(args []string, name string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys(m map[string]bool) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, strings.ReplaceAll(k, "_", "-"))
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // Main runs a sysbench-tpcc command line and returns sysbench's exit code.
