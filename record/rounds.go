@@ -40,6 +40,17 @@ type RoundDecision struct {
 	Ratio float64 `json:"ratio"`
 	CILo  float64 `json:"ci_lo"`
 	CIHi  float64 `json:"ci_hi"`
+	// DecidedBy names the test of the rule whose sequence decided: "t"
+	// (the anytime-valid t-test, from the size of the differences),
+	// "sign" (the exact sign test) or "sign+t"; empty while undecided or in
+	// a run.json written before the rule had two tests.
+	DecidedBy string `json:"decided_by,omitempty"`
+	// SignOnlyRounds is when the sign test alone at the whole level (the
+	// rule before the t-test joined it) decides these pairs the same way:
+	// the round it did, or, when it did not within the rounds run, the
+	// first round at which it could (a lower bound, SignOnlyAtLeast).
+	SignOnlyRounds  int  `json:"sign_only_rounds,omitempty"`
+	SignOnlyAtLeast bool `json:"sign_only_at_least,omitempty"`
 }
 
 // RoundsRecord is run.json's "rounds": what until = "conclusive" did.

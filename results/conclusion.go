@@ -156,7 +156,9 @@ func Conclude(r *Run) *Conclusion {
 
 	// What undermines it.
 	need := MinRoundsForRatioCI()
-	if len(c.Ratios) > 0 && minRounds < need {
+	// A conclusive run's ratios carry the rounds' confidence sequence
+	// (roundsIntervals), which needs no fixed number of rounds.
+	if len(c.Ratios) > 0 && minRounds < need && roundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
 			minRounds, pl(minRounds), need, minRounds, formatP(minSignedRankP(minRounds)), need))
 	}

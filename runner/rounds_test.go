@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -103,18 +104,19 @@ func TestRoundsUntilDecided(t *testing.T) {
 	if rec == nil {
 		t.Fatal("no rounds record")
 	}
-	// 2x in every round: the sign test can first decide at 7 pairs.
-	if rec.Stopped != results.StoppedDecided || rec.Rounds != 7 || len(run.Cells) != 14 {
+	// 2x in every round with 5 % noise: the sign test alone could first
+	// decide at 7 pairs; the t-test decides from the size within 3 or 4.
+	if rec.Stopped != results.StoppedDecided || rec.Rounds > 4 || len(run.Cells) != 2*rec.Rounds {
 		t.Fatalf("stopped %s after %d rounds, %d cells", rec.Stopped, rec.Rounds, len(run.Cells))
 	}
 	checkKeys(t, run)
 	d := rec.Decisions
-	if len(d) != 1 || d[0].Outcome != results.OutcomeFaster || d[0].X != "b" || d[0].Y != "a" || d[0].CILo <= 1 {
+	if len(d) != 1 || d[0].Outcome != results.OutcomeFaster || d[0].X != "b" || d[0].Y != "a" || d[0].CILo <= 1 || d[0].DecidedBy != "t" || d[0].SignOnlyRounds < 7 {
 		t.Fatalf("decisions %+v", d)
 	}
 	var sum strings.Builder
 	results.WriteConclusion(&sum, run)
-	if !strings.Contains(sum.String(), "**Conclusive after 7 rounds") || strings.Contains(sum.String(), "Nothing can be concluded") {
+	if !strings.Contains(sum.String(), fmt.Sprintf("**Conclusive after %d rounds", rec.Rounds)) || !strings.Contains(sum.String(), "the sign test alone (the rule before) needs at least 7 rounds") || strings.Contains(sum.String(), "Nothing can be concluded") {
 		t.Errorf("conclusion:\n%s", sum.String())
 	}
 }
@@ -196,9 +198,10 @@ func (s cancelSink) AppendCell(c *results.Cell) error {
 
 func TestRoundsResume(t *testing.T) {
 	t.Parallel()
-	// Interrupted inside round 4 (7 cells), and between rounds 4 and 5 (8).
+	// Interrupted inside round 4 (7 cells), and between rounds 4 and 5 (8);
+	// 25 % noise on a 2x difference keeps the run undecided that long.
 	for _, n := range []int{7, 8} {
-		rig, _ := roundsRig(0.05, 0, 6)
+		rig, _ := roundsRig(0.25, 0, 6)
 		plan := planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB})
 		ctx, cancel := context.WithCancel(context.Background())
 		cfg := rig.cfg
@@ -213,35 +216,37 @@ func TestRoundsResume(t *testing.T) {
 		}
 		firstStarted := stored.Cells[0].Started
 		fresh := planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB})
-		rig2, _ := roundsRig(0.05, 0, 7)
+		rig2, _ := roundsRig(0.25, 0, 7)
 		rig2.cfg.Resume = stored
 		run, err := Run(context.Background(), fresh, rig2.cfg)
 		if err != nil {
 			t.Fatalf("%d cells: resume: %v", n, err)
 		}
-		if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rec.Rounds != 7 || len(run.Cells) != 14 {
+		rounds := run.Rounds.Rounds
+		if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rounds < 5 || len(run.Cells) != 2*rounds {
 			t.Fatalf("%d cells: resumed run stopped %s after %d rounds, %d cells", n, rec.Stopped, rec.Rounds, len(run.Cells))
 		}
-		if len(rig2.sink.cells) != 14-n {
-			t.Errorf("%d cells: the resume ran %d cells, want %d", n, len(rig2.sink.cells), 14-n)
+		if len(rig2.sink.cells) != 2*rounds-n {
+			t.Errorf("%d cells: the resume ran %d cells, want %d", n, len(rig2.sink.cells), 2*rounds-n)
 		}
 		if !run.Cells[0].Started.Equal(firstStarted) {
 			t.Errorf("%d cells: the first cell was run again", n)
 		}
 		checkKeys(t, run)
 		// Resuming the finished run runs nothing and keeps its record.
-		rig3, _ := roundsRig(0.05, 0, 8)
+		rig3, _ := roundsRig(0.25, 0, 8)
 		rig3.cfg.Resume = run
 		again, err := Run(context.Background(), planWith(t, roundsHead+twoScenarios, experiment.Flags{Flavor: catalog.MariaDB}), rig3.cfg)
-		if err != nil || len(rig3.sink.cells) != 0 || again.Rounds == nil || again.Rounds.Rounds != 7 {
+		if err != nil || len(rig3.sink.cells) != 0 || again.Rounds == nil || again.Rounds.Rounds != rounds {
 			t.Errorf("%d cells: resuming the finished run: %v, ran %d cells, rounds %+v", n, err, len(rig3.sink.cells), again.Rounds)
 		}
 	}
 }
 
 // On a real sandbox: oltp_point_select on one thread against the same held
-// to 100 tps (rate): slower in every round, decided at the first decisive
-// look (7 rounds); results directory, run.json and summary.md say so.
+// to 100 tps (rate): slower in every round by far more than the noise,
+// decided from the size of the difference before the sign test alone could
+// (7 rounds); results directory, run.json and summary.md say so.
 func TestRoundsOnSandbox(t *testing.T) {
 	needServer(t)
 	src := roundsHead + `
@@ -270,9 +275,10 @@ b = { rate = 100 }
 		t.Fatal(err)
 	}
 	rec := run.Rounds
-	if rec == nil || rec.Stopped != results.StoppedDecided || rec.Rounds != 7 {
+	if rec == nil || rec.Stopped != results.StoppedDecided || rec.Rounds >= 7 {
 		t.Fatalf("rounds: %+v", rec)
 	}
+	n := rec.Rounds
 	if d := rec.Decisions[0]; d.Outcome != results.OutcomeSlower || d.CIHi >= 1 || d.CIHi == 0 {
 		t.Errorf("b vs a: %+v", d)
 	}
@@ -280,17 +286,17 @@ b = { rate = 100 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Rounds == nil || stored.Rounds.Rounds != 7 || len(stored.Plan) != 14 || len(stored.Cells) != 14 {
+	if stored.Rounds == nil || stored.Rounds.Rounds != n || len(stored.Plan) != 2*n || len(stored.Cells) != 2*n {
 		t.Fatalf("run.json: rounds %+v, %d planned, %d cells", stored.Rounds, len(stored.Plan), len(stored.Cells))
 	}
-	if rows := readCSV(t, filepath.Join(dir, results.CellsFile)); len(rows) != 15 {
-		t.Errorf("cells.csv has %d rows, want header + 14", len(rows))
+	if rows := readCSV(t, filepath.Join(dir, results.CellsFile)); len(rows) != 2*n+1 {
+		t.Errorf("cells.csv has %d rows, want header + %d", len(rows), 2*n)
 	}
 	sum, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(sum), "**Conclusive after 7 rounds") || !strings.Contains(string(sum), "b vs a: **0.") {
+	if !strings.Contains(string(sum), fmt.Sprintf("**Conclusive after %d rounds", n)) || !strings.Contains(string(sum), "b vs a: **0.") {
 		t.Errorf("summary.md:\n%s", sum)
 	}
 }

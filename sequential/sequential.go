@@ -2,7 +2,11 @@
 // run can stop as soon as its answer is sure without the repeated looks
 // inflating its false positives.
 //
-// The method is a group-sequential exact sign test on the per-round log
+// A conclusive run decides with a Rule (rule.go): this sign test and an
+// anytime-valid t-test (ttest.go), each at half the level. The sign test
+// below is the part that holds for any distribution.
+//
+// The sign test is a group-sequential exact sign test on the per-round log
 // ratios d_1, d_2, ... of two cells measured in the same rounds, inverted
 // into a confidence sequence:
 //
@@ -239,6 +243,12 @@ type Decision struct {
 	// Within is true when the interval lies within the precision, also
 	// when the difference is significant (a small, sure difference).
 	Within bool
+	// A Rule's decision: each test's own sequence, which of them decided
+	// (BySign, ByT, ByBoth; "" while undecided), and Conflict when the two
+	// sequences do not meet.
+	Sign, T  Interval
+	By       string
+	Conflict bool
 }
 
 // Decide decides the pairs d (log ratios) against no difference and
