@@ -24,40 +24,15 @@ const (
 	PhaseCheckpoint = engine.PhaseCheckpoint
 )
 
-// Interval is what happened in one report interval.
+// Interval is what happened in one report interval: the figures every
+// engine reports (LatPct is at Options.Percentile, sysbench's column; Late,
+// Dropped and Queue are --rate's) and, on a PhaseCheckpoint interval only,
+// the statistics since the previous checkpoint as this engine's Result (the
+// embedded interval's own Checkpoint stays nil).
 type Interval struct {
-	Phase   Phase         `json:"phase"`
-	Start   time.Duration `json:"start"` // since the clocks started (beginning of warm-up)
-	End     time.Duration `json:"end"`
-	Threads int           `json:"threads"`
-
-	Events     int64 `json:"events"`
-	Reads      int64 `json:"reads"`
-	Writes     int64 `json:"writes"`
-	Others     int64 `json:"others"`
-	Errors     int64 `json:"errors"`
-	Reconnects int64 `json:"reconnects"`
-
-	// Latency of the events completed in this interval, in milliseconds.
-	LatP50 float64 `json:"lat_p50_ms"`
-	LatP95 float64 `json:"lat_p95_ms"`
-	LatP99 float64 `json:"lat_p99_ms"`
-	LatMax float64 `json:"lat_max_ms"`
-	// LatPct is the latency at Options.Percentile (sysbench's column).
-	LatPct float64 `json:"lat_pct_ms"`
-
-	// Open loop only (--rate): events whose start was late, events dropped
-	// because the backlog was full, and the backlog at the end.
-	Late    int64 `json:"late,omitempty"`
-	Dropped int64 `json:"dropped,omitempty"`
-	Queue   int64 `json:"queue,omitempty"`
-
-	// Checkpoint is set on PhaseCheckpoint intervals only.
+	engine.Interval
 	Checkpoint *Result `json:"checkpoint,omitempty"`
 }
-
-// Seconds is the interval's length in seconds.
-func (iv Interval) Seconds() float64 { return (iv.End - iv.Start).Seconds() }
 
 // Latency summarises a latency distribution, in milliseconds (Pct is the
 // value at Options.Percentile); Fairness is sysbench's "Threads fairness"

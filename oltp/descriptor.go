@@ -186,10 +186,9 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 
 // Engine is the interval as every engine reports it.
 func (iv Interval) Engine() engine.Interval {
-	return engine.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End, Threads: iv.Threads,
-		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others, Errors: iv.Errors, Reconnects: iv.Reconnects,
-		LatP50: iv.LatP50, LatP95: iv.LatP95, LatP99: iv.LatP99, LatMax: iv.LatMax, LatPct: iv.LatPct,
-		Late: iv.Late, Dropped: iv.Dropped, Queue: iv.Queue, Checkpoint: iv.Checkpoint.Engine()}
+	e := iv.Interval
+	e.Checkpoint = iv.Checkpoint.Engine()
+	return e
 }
 
 // Engine is the result as every engine reports it (nil for nil).

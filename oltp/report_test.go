@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"benchmatrix/engine"
 )
 
 // updateGolden rewrites testdata/*.golden: go test ./oltp -run 'Format|Summary|Report' -update-golden
@@ -76,15 +78,15 @@ func sampleReportResult() *Result {
 }
 
 func sampleReportInterval() Interval {
-	return Interval{Phase: PhaseRun, Start: 4 * time.Second, End: 5 * time.Second, Threads: 2,
+	return Interval{Interval: engine.Interval{Phase: PhaseRun, Start: 4 * time.Second, End: 5 * time.Second, Threads: 2,
 		Events: 1073, Reads: 15037, Writes: 4296, Others: 2147, Errors: 0, Reconnects: 0,
-		LatP50: 1.8, LatP95: 2.86, LatP99: 4.1, LatMax: 9.2, LatPct: 2.86}
+		LatP50: 1.8, LatP95: 2.86, LatP99: 4.1, LatMax: 9.2, LatPct: 2.86}}
 }
 
 func TestFormatIntervalMatchesSysbench(t *testing.T) {
 	// §3.2's real line, from counts that give the same rates.
-	iv := Interval{Phase: PhaseRun, Start: 0, End: 5 * time.Second, Threads: 2,
-		Events: 5367, Reads: 75184, Writes: 21479, Others: 10738, Errors: 1, LatPct: 2.86}
+	iv := Interval{Interval: engine.Interval{Phase: PhaseRun, Start: 0, End: 5 * time.Second, Threads: 2,
+		Events: 5367, Reads: 75184, Writes: 21479, Others: 10738, Errors: 1, LatPct: 2.86}}
 	got := FormatInterval(iv, 95)
 	want := "[ 5s ] thds: 2 tps: 1073.40 qps: 21480.20 (r/w/o: 15036.80/4295.80/2147.60) lat (ms,95%): 2.86 err/s: 0.20 reconn/s: 0.00"
 	if got != want {
@@ -109,7 +111,7 @@ func TestFormatIntervalGolden(t *testing.T) {
 		b.WriteString(FormatInterval(s, 95) + "\n")
 	}
 	// An empty interval (no time, no events) prints zeros, never NaN.
-	b.WriteString(FormatInterval(Interval{Threads: 4}, 95) + "\n")
+	b.WriteString(FormatInterval(Interval{Interval: engine.Interval{Threads: 4}}, 95) + "\n")
 	r := iv
 	r.Queue, r.Late, r.Dropped = 17, 3, 1
 	b.WriteString(FormatQueue(r) + "\n")
@@ -281,7 +283,7 @@ func TestReportJSONNeverNaN(t *testing.T) {
 	r := &Result{Options: DefaultOptions(), Latency: Latency{Avg: math.NaN(), Max: math.Inf(1)}}
 	r.Options.Rate = math.NaN()
 	doc := &JSONReport{Options: OptionsMap(r.Options), Result: NewJSONResult(r),
-		Intervals: []JSONInterval{NewJSONInterval(Interval{LatPct: math.NaN()}, 95)}}
+		Intervals: []JSONInterval{NewJSONInterval(Interval{Interval: engine.Interval{LatPct: math.NaN()}}, 95)}}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, doc); err != nil {
 		t.Fatalf("NaN reached the encoder: %v", err)

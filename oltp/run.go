@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/engine"
 )
 
 // lateThreshold: an open-loop event is late when it starts more than this
@@ -419,7 +421,7 @@ func (co *coordinator) checkpoint(at time.Duration) {
 	res.TotalTime = at - co.o.Warmup
 	co.lastCheckpoint = at
 	if co.report != nil {
-		co.report(Interval{Phase: PhaseCheckpoint, Start: from, End: at, Checkpoint: res})
+		co.report(Interval{Interval: engine.Interval{Phase: PhaseCheckpoint, Start: from, End: at}, Checkpoint: res})
 	}
 }
 
@@ -443,12 +445,12 @@ func (co *coordinator) emit(phase int, from, to time.Duration) {
 		return
 	}
 	t := &co.iv
-	iv := Interval{
+	iv := Interval{Interval: engine.Interval{
 		Phase: PhaseRun, Start: from, End: to, Threads: int(co.sh.running.Load()),
 		Events: t.events, Reads: t.reads, Writes: t.writes, Others: t.others,
 		Errors: t.errors, Reconnects: t.reconnects,
 		Late: t.late, Dropped: dropped,
-	}
+	}}
 	if phase == phWarmup {
 		iv.Phase = PhaseWarmup
 	}

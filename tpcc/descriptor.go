@@ -265,10 +265,8 @@ func intervalMetricNames() []string {
 // Engine is the interval as every engine reports it, with NOPM, TPM and
 // each type's committed count per minute and p95 in Metrics.
 func (iv Interval) Engine() engine.Interval {
-	e := engine.Interval{Phase: iv.Phase, Start: iv.Start, End: iv.End, Threads: iv.Threads,
-		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others, Errors: iv.Errors, Reconnects: iv.Reconnects,
-		LatP50: iv.LatP50, LatP95: iv.LatP95, LatP99: iv.LatP99, LatMax: iv.LatMax, LatPct: iv.LatPct,
-		Metrics: map[string]float64{"nopm": iv.NOPM(), "tpm": iv.TPM()}}
+	e := iv.Interval
+	e.Metrics = map[string]float64{"nopm": iv.NOPM(), "tpm": iv.TPM()}
 	for _, t := range Types()[:5] {
 		e.Metrics[t.String()+"_per_min"] = perMin(iv.Types[t].Committed, iv.End-iv.Start)
 		e.Metrics[t.String()+"_p95_ms"] = iv.Types[t].P95

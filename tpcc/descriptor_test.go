@@ -62,7 +62,7 @@ func TestEngineResult(t *testing.T) {
 		e.ErrorsByCode["1213"] != 2 || e.ErrorsByCode["new_order_rollback"] != 1 || e.Events != 100 {
 		t.Errorf("%+v", e)
 	}
-	iv := Interval{Interval: oltp.Interval{Start: 0, End: 2 * time.Second, Events: 10}, NewOrders: 4, Committed: 9}
+	iv := Interval{Interval: engine.Interval{Start: 0, End: 2 * time.Second, Events: 10}, NewOrders: 4, Committed: 9}
 	iv.Types[NewOrder].Committed = 4
 	ei := iv.Engine()
 	if ei.Metrics["nopm"] != 120 || ei.Metrics["tpm"] != 270 || ei.Metrics["new_order_per_min"] != 120 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -135,7 +136,7 @@ func (r *Result) ErrorCodes() []uint16 { return slices.Sorted(maps.Keys(r.Errors
 // Interval is one report interval: sysbench's figures and the TPC-C
 // ones.
 type Interval struct {
-	oltp.Interval
+	engine.Interval
 	NewOrders int64 `json:"new_orders"` // committed New-Orders in the interval
 	Committed int64 `json:"committed"`  // committed transactions of every type
 	// Types holds each type's committed count and latency percentile in
@@ -166,7 +167,7 @@ func perMin(n int64, d time.Duration) float64 {
 }
 
 func (t *tally) interval(ph oltp.Phase, start, end time.Duration, threads int, p float64) Interval {
-	iv := Interval{Interval: oltp.Interval{Phase: ph, Start: start, End: end, Threads: threads,
+	iv := Interval{Interval: engine.Interval{Phase: ph, Start: start, End: end, Threads: threads,
 		Events: t.events, Reads: t.reads, Writes: t.writes, Others: t.others, Errors: t.errors, Reconnects: t.reconnects,
 		LatP50: pct(t.hist, 50), LatP95: pct(t.hist, 95), LatP99: pct(t.hist, 99), LatPct: pct(t.hist, p)}}
 	if t.events > 0 {
