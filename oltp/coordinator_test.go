@@ -104,7 +104,7 @@ func (f *fakeRun) run(t *testing.T) {
 	f.returned = time.Since(f.start)
 	synctest.Wait()
 	co.col.collect(&co.iv)
-	f.finalEvents = co.col.cum[phRun].events
+	f.finalEvents = co.col.cum[phRun].Events
 	f.lastCheckpoint = co.lastCheckpoint
 }
 

@@ -119,7 +119,7 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 	closeAll()
 	col.collect(&co.iv)
 
-	res := &Result{Options: o}
+	res := col.result(o)
 	measureStart := out.measureStart
 	if measureStart.IsZero() {
 		measureStart = end // stopped during the warm-up: nothing measured
@@ -131,17 +131,11 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		res.TotalTime = res.Elapsed
 		res.Elapsed = end.Sub(start.Add(co.lastCheckpoint))
 	}
-	t := &col.cum[phRun]
-	res.Events, res.Reads, res.Writes, res.Others = t.events, t.reads, t.writes, t.others
-	res.Errors, res.Reconnects, res.Late = t.errors, t.reconnects, t.late
 	res.Dropped = co.droppedRun
-	res.ClientDelay = t.dispatch
+	res.ClientDelay = col.cum[phRun].dispatch
 	if sh.arrivals != nil {
 		res.Backlog, res.BacklogAges = backlogAtEnd(sh, o, start, end)
 	}
-	res.Latency = t.latency(o.Percentile)
-	res.Fairness = col.fairness()
-	res.Histogram = histogramBars(t.hist)
 	res.ForcedShutdown, res.Unfinished = out.forced, int64(out.unfinished)
 
 	switch {
@@ -433,7 +427,7 @@ func (co *coordinator) emit(phase int, from, to time.Duration) {
 	co.col.drain(&co.iv, phase)
 	defer func() {
 		co.iv.clearCounts()
-		co.iv.hist.Reset()
+		co.iv.Hist.Reset()
 	}()
 	d := co.sh.dropped.Load()
 	dropped := d - co.droppedSeen
@@ -444,22 +438,11 @@ func (co *coordinator) emit(phase int, from, to time.Duration) {
 	if co.report == nil || co.o.ReportInterval <= 0 {
 		return
 	}
-	t := &co.iv
-	iv := Interval{Interval: engine.Interval{
-		Phase: PhaseRun, Start: from, End: to, Threads: int(co.sh.running.Load()),
-		Events: t.events, Reads: t.reads, Writes: t.writes, Others: t.others,
-		Errors: t.errors, Reconnects: t.reconnects,
-		Late: t.late, Dropped: dropped,
-	}}
+	iv := Interval{Interval: co.iv.Interval(co.o.Percentile)}
+	iv.Phase, iv.Start, iv.End, iv.Threads = PhaseRun, from, to, int(co.sh.running.Load())
+	iv.Late, iv.Dropped = co.iv.late, dropped
 	if phase == phWarmup {
 		iv.Phase = PhaseWarmup
-	}
-	if t.events > 0 {
-		iv.LatP50 = pctMS(t.hist, 50)
-		iv.LatP95 = pctMS(t.hist, 95)
-		iv.LatP99 = pctMS(t.hist, 99)
-		iv.LatMax = nsToMS(t.latMax)
-		iv.LatPct = pctMS(t.hist, co.o.Percentile)
 	}
 	if co.sh.arrivals != nil {
 		iv.Queue = int64(len(co.sh.arrivals))

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"benchmatrix/engine"
 )
 
 // Phase indexes of per-phase tallies.
@@ -52,17 +54,17 @@ type eventRecord struct {
 func (ws *workerStats) record(e *eventRecord) {
 	ws.mu.Lock()
 	t := &ws.ph[e.phase]
-	if t.hist == nil { // an event of a phase this run does not have
+	if t.Hist == nil { // an event of a phase this run does not have
 		t = &ws.ph[phRun]
 	}
 	if e.done {
 		t.recordEvent(e.ns)
 	}
-	t.reads += e.q.Reads
-	t.writes += e.q.Writes
-	t.others += e.q.Others
-	t.errors += e.errors
-	t.reconnects += e.reconnects
+	t.Reads += e.q.Reads
+	t.Writes += e.q.Writes
+	t.Others += e.q.Others
+	t.Errors += e.errors
+	t.Reconnects += e.reconnects
 	if e.late {
 		t.late++
 	}
@@ -87,7 +89,7 @@ type collector struct {
 
 func newCollector(ws []*workerStats) *collector {
 	c := &collector{ws: ws, perEvents: make([]int64, len(ws)), perLatSum: make([]int64, len(ws))}
-	c.spare = newHist()
+	c.spare = engine.NewHist()
 	c.cum[phWarmup] = newTally()
 	c.cum[phRun] = newTally()
 	return c
@@ -105,7 +107,7 @@ func (c *collector) collect(iv *tally) { c.collectPhases(iv, phRun) }
 // few hundred on a loaded machine).
 func (c *collector) collectPhases(iv *tally, upTo int) {
 	iv.clearCounts()
-	iv.hist.Reset()
+	iv.Hist.Reset()
 	c.drain(iv, upTo)
 }
 
@@ -119,28 +121,28 @@ func (c *collector) drain(iv *tally, upTo int) {
 			}
 			ws.mu.Lock()
 			cur := ws.ph[p]
-			if cur.hist == nil {
+			if cur.Hist == nil {
 				ws.mu.Unlock()
 				continue
 			}
-			if cur.events == 0 {
+			if cur.Events == 0 {
 				// Nothing recorded in the histogram: keep it, take counters.
 				ws.ph[p].clearCounts()
 				ws.mu.Unlock()
-				cur.hist = nil
+				cur.Hist = nil
 			} else {
-				ws.ph[p] = tally{hist: c.spare}
+				ws.ph[p] = tally{Tally: engine.Tally{Hist: c.spare}}
 				ws.mu.Unlock()
 			}
 			iv.add(&cur)
 			c.cum[p].add(&cur)
 			if p == phRun {
-				c.perEvents[i] += cur.events
-				c.perLatSum[i] += cur.latSum
+				c.perEvents[i] += cur.Events
+				c.perLatSum[i] += cur.LatSum
 			}
-			if cur.hist != nil {
-				cur.hist.Reset()
-				c.spare = cur.hist
+			if cur.Hist != nil {
+				cur.Hist.Reset()
+				c.spare = cur.Hist
 			}
 		}
 	}
@@ -150,18 +152,23 @@ func (c *collector) drain(iv *tally, upTo int) {
 // checkpoint (a Result without its times) and starts them afresh, as
 // sysbench's --report-checkpoints resets all counters.
 func (c *collector) checkpoint(o Options) *Result {
+	res := c.result(o)
 	t := &c.cum[phRun]
-	res := &Result{Options: o}
-	res.Events, res.Reads, res.Writes, res.Others = t.events, t.reads, t.writes, t.others
-	res.Errors, res.Reconnects, res.Late = t.errors, t.reconnects, t.late
-	res.Latency = t.latency(o.Percentile)
-	res.Fairness = c.fairness()
-	res.Histogram = histogramBars(t.hist)
 	t.clearCounts()
-	t.hist.Reset()
+	t.Hist.Reset()
 	clear(c.perEvents)
 	clear(c.perLatSum)
 	return res
+}
+
+// result is the run phase's statistics so far: a Result without its
+// times and without what only the end of a run tells (dropped events, the
+// client's delays, the backlog, a forced shutdown).
+func (c *collector) result(o Options) *Result {
+	t := &c.cum[phRun]
+	return &Result{Options: o, Events: t.Events, Reads: t.Reads, Writes: t.Writes, Others: t.Others,
+		Errors: t.Errors, Reconnects: t.Reconnects, Late: t.late,
+		Latency: t.Latency(o.Percentile), Fairness: c.fairness(), Histogram: histogramBars(t.Hist)}
 }
 
 // fairness is sysbench's threads fairness over the run phase: mean and

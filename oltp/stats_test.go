@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"benchmatrix/engine"
 )
 
 func TestCollectorMergesWorkers(t *testing.T) {
@@ -17,8 +19,8 @@ func TestCollectorMergesWorkers(t *testing.T) {
 	// Interval 1: warm-up events.
 	rec(0, phWarmup, 50, counts{Reads: 1})
 	col.collect(&iv)
-	if iv.events != 1 || col.cum[phRun].events != 0 || col.cum[phWarmup].events != 1 {
-		t.Fatalf("warm-up interval: iv %d run %d warm %d", iv.events, col.cum[phRun].events, col.cum[phWarmup].events)
+	if iv.Events != 1 || col.cum[phRun].Events != 0 || col.cum[phWarmup].Events != 1 {
+		t.Fatalf("warm-up interval: iv %d run %d warm %d", iv.Events, col.cum[phRun].Events, col.cum[phWarmup].Events)
 	}
 	// Interval 2: 100 events of 1..100 ms spread over both workers.
 	for i := 1; i <= 100; i++ {
@@ -26,24 +28,24 @@ func TestCollectorMergesWorkers(t *testing.T) {
 	}
 	ws[1].record(&eventRecord{phase: phRun, errors: 3, reconnects: 1})
 	col.collect(&iv)
-	if iv.events != 100 || iv.reads != 1400 || iv.writes != 400 || iv.others != 200 || iv.errors != 3 || iv.reconnects != 1 {
+	if iv.Events != 100 || iv.Reads != 1400 || iv.Writes != 400 || iv.Others != 200 || iv.Errors != 3 || iv.Reconnects != 1 {
 		t.Fatalf("interval = %+v", iv)
 	}
-	if iv.latMin != 1e6 || iv.latMax != 100e6 {
-		t.Fatalf("min %d max %d", iv.latMin, iv.latMax)
+	if iv.LatMin != 1e6 || iv.LatMax != 100e6 {
+		t.Fatalf("min %d max %d", iv.LatMin, iv.LatMax)
 	}
-	if p := pctMS(iv.hist, 95); math.Abs(p-95) > 0.1 {
+	if p := engine.PercentileMS(iv.Hist, 95); math.Abs(p-95) > 0.1 {
 		t.Fatalf("p95 = %v", p)
 	}
 	// Interval 3: one more; the cumulative run tally has all 101.
 	rec(0, phRun, 1000, counts{})
 	col.collect(&iv)
-	if iv.events != 1 || iv.hist.TotalCount() != 1 {
-		t.Fatalf("third interval has %d events, %d in histogram", iv.events, iv.hist.TotalCount())
+	if iv.Events != 1 || iv.Hist.TotalCount() != 1 {
+		t.Fatalf("third interval has %d events, %d in histogram", iv.Events, iv.Hist.TotalCount())
 	}
 	cum := col.cum[phRun]
-	lat := cum.latency(99)
-	if cum.events != 101 || lat.Max != 1000 || lat.Min != 1 || math.Abs(lat.Sum-6050) > 1e-9 {
+	lat := cum.Latency(99)
+	if cum.Events != 101 || lat.Max != 1000 || lat.Min != 1 || math.Abs(lat.Sum-6050) > 1e-9 {
 		t.Fatalf("cumulative %+v latency %+v", cum, lat)
 	}
 	f := col.fairness()
@@ -76,14 +78,14 @@ func TestCollectorConcurrent(t *testing.T) {
 		default:
 		}
 		col.collect(&iv)
-		total += iv.events
-		if iv.hist.TotalCount() != iv.events {
-			t.Fatalf("histogram %d vs events %d", iv.hist.TotalCount(), iv.events)
+		total += iv.Events
+		if iv.Hist.TotalCount() != iv.Events {
+			t.Fatalf("histogram %d vs events %d", iv.Hist.TotalCount(), iv.Events)
 		}
 	}
 	col.collect(&iv)
-	total += iv.events
-	if total != 60000 || col.cum[phRun].events != 60000 || col.cum[phRun].hist.TotalCount() != 60000 {
-		t.Fatalf("total %d cum %d hist %d", total, col.cum[phRun].events, col.cum[phRun].hist.TotalCount())
+	total += iv.Events
+	if total != 60000 || col.cum[phRun].Events != 60000 || col.cum[phRun].Hist.TotalCount() != 60000 {
+		t.Fatalf("total %d cum %d hist %d", total, col.cum[phRun].Events, col.cum[phRun].Hist.TotalCount())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/sqlconn"
 
@@ -286,8 +287,8 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 	so.Percentile = o.Percentile
 	so.RandSeed = o.RandSeed
 	so.Tables = o.Tables
-	sr := &oltp.Result{Options: so, Elapsed: elapsed, Events: m.events, Reads: m.reads, Writes: m.writes, Others: m.others,
-		Errors: m.errors, Reconnects: m.reconnects, Latency: latency(m.hist, m.latSum, m.latMin, m.latMax, o.Percentile)}
+	sr := &oltp.Result{Options: so, Elapsed: elapsed, Events: m.Events, Reads: m.Reads, Writes: m.Writes, Others: m.Others,
+		Errors: m.Errors, Reconnects: m.Reconnects, Latency: m.Latency(o.Percentile)}
 	// Threads fairness over the whole run (sysbench counts the warm-up
 	// too when there is none to exclude).
 	var ev, busy []float64
@@ -305,18 +306,19 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 		if typ == Purge && !o.EnablePurge {
 			continue
 		}
+		h := m.typeHist[typ] // min and max from it: the exact ones are every type's
 		ts := TypeStats{Type: typ.String(), Committed: m.committed[typ], Restarts: m.restarts[typ],
 			PerMin:  perMin(m.committed[typ], elapsed),
-			Latency: latency(m.typeHist[typ], m.typeSum[typ], 0, 0, o.Percentile)}
+			Latency: (&engine.Tally{Events: h.TotalCount(), LatSum: m.typeSum[typ], Hist: h}).Latency(o.Percentile)}
 		if ts.Latency != (oltp.Latency{}) {
-			ts.Latency.Min = float64(m.typeHist[typ].Min()) / 1000
-			ts.Latency.Max = float64(m.typeHist[typ].Max()) / 1000
+			ts.Latency.Min = float64(h.Min()) / 1000
+			ts.Latency.Max = float64(h.Max()) / 1000
 		}
 		if typ == NewOrder {
 			ts.RolledBack = m.rolledBack
 		}
-		if m.events > 0 {
-			ts.Share = float64(m.typeHist[typ].TotalCount()) / float64(m.events)
+		if m.Events > 0 {
+			ts.Share = float64(m.typeHist[typ].TotalCount()) / float64(m.Events)
 		}
 		committed += m.committed[typ]
 		res.Types = append(res.Types, ts)
@@ -397,12 +399,12 @@ func (w *worker) loop(ctx context.Context, cn driver.Connector, o *Options, stop
 		w.mu.Lock()
 		t := w.cur
 		t.record(typ, ns)
-		t.reads += s.c.Cnt.Reads
-		t.writes += s.c.Cnt.Writes
-		t.others += s.c.Cnt.Others
+		t.Reads += s.c.Cnt.Reads
+		t.Writes += s.c.Cnt.Writes
+		t.Others += s.c.Cnt.Others
 		s.c.Cnt = sqlconn.Counts{}
-		t.errors += errs
-		t.reconnects += reconnects
+		t.Errors += errs
+		t.Reconnects += reconnects
 		for i := range numTypes {
 			t.restarts[i] += restarts[i]
 		}
@@ -411,7 +413,7 @@ func (w *worker) loop(ctx context.Context, cn driver.Connector, o *Options, stop
 		}
 		if s.rolledBack {
 			// sysbench-tpcc counts the rollback as an error.
-			t.errors++
+			t.Errors++
 			t.rolledBack++
 		} else {
 			t.committed[typ]++

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"time"
 
@@ -12,54 +11,44 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Latencies are recorded in microseconds, 1 us to 100 s, 3 significant
-// digits (the OLTP engine's histograms).
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 100_000_000, 3) }
-
 // tally is what one worker (or the merge of several) counted in a stretch
-// of time.
+// of time: every event (engine.Tally; latencies in the histograms in
+// microseconds, 1 us to 100 s, 3 significant digits) and each type's.
 type tally struct {
-	events, reads, writes, others, errors, reconnects int64
+	engine.Tally
 
 	committed  [numTypes]int64 // events of the type that committed
 	rolledBack int64           // New-Orders that rolled back (the 1%)
 	restarts   [numTypes]int64 // attempts of the type restarted by an ignorable error
 	codes      map[uint16]int64
 
-	hist     *hdrhistogram.Histogram
 	typeHist [numTypes]*hdrhistogram.Histogram
-	latSum   int64 // ns
-	typeSum  [numTypes]int64
-	latMin   int64
-	latMax   int64
+	typeSum  [numTypes]int64 // ns
 }
 
 func newTally() *tally {
-	t := &tally{codes: map[uint16]int64{}, hist: newHist(), latMin: math.MaxInt64}
+	t := &tally{Tally: engine.Tally{Hist: engine.NewHist()}, codes: map[uint16]int64{}}
 	for i := range t.typeHist {
-		t.typeHist[i] = newHist()
+		t.typeHist[i] = engine.NewHist()
 	}
 	return t
 }
 
 func (t *tally) record(typ Type, ns int64) {
-	t.events++
+	if t.Events == 0 || ns < t.LatMin {
+		t.LatMin = ns
+	}
+	t.LatMax = max(t.LatMax, ns)
+	t.Events++
 	us := max(ns/1000, 1)
-	_ = t.hist.RecordValue(min(us, 100_000_000))
+	_ = t.Hist.RecordValue(min(us, 100_000_000))
 	_ = t.typeHist[typ].RecordValue(min(us, 100_000_000))
-	t.latSum += ns
+	t.LatSum += ns
 	t.typeSum[typ] += ns
-	t.latMin = min(t.latMin, ns)
-	t.latMax = max(t.latMax, ns)
 }
 
 func (t *tally) add(o *tally) {
-	t.events += o.events
-	t.reads += o.reads
-	t.writes += o.writes
-	t.others += o.others
-	t.errors += o.errors
-	t.reconnects += o.reconnects
+	t.Tally.Add(&o.Tally)
 	t.rolledBack += o.rolledBack
 	for i := range numTypes {
 		t.committed[i] += o.committed[i]
@@ -69,29 +58,6 @@ func (t *tally) add(o *tally) {
 	}
 	for k, v := range o.codes {
 		t.codes[k] += v
-	}
-	t.hist.Merge(o.hist)
-	t.latSum += o.latSum
-	t.latMin = min(t.latMin, o.latMin)
-	t.latMax = max(t.latMax, o.latMax)
-}
-
-func pct(h *hdrhistogram.Histogram, p float64) float64 {
-	if h.TotalCount() == 0 || p <= 0 {
-		return 0
-	}
-	return float64(h.ValueAtQuantile(p)) / 1000
-}
-
-func latency(h *hdrhistogram.Histogram, sumNS int64, minNS, maxNS int64, p float64) oltp.Latency {
-	n := h.TotalCount()
-	if n == 0 {
-		return oltp.Latency{}
-	}
-	return oltp.Latency{
-		Min: float64(minNS) / 1e6, Max: float64(maxNS) / 1e6,
-		Avg: float64(sumNS) / 1e6 / float64(n), Sum: float64(sumNS) / 1e6,
-		P50: pct(h, 50), P95: pct(h, 95), P99: pct(h, 99), P999: pct(h, 99.9), Pct: pct(h, p),
 	}
 }
 
@@ -167,16 +133,12 @@ func perMin(n int64, d time.Duration) float64 {
 }
 
 func (t *tally) interval(ph oltp.Phase, start, end time.Duration, threads int, p float64) Interval {
-	iv := Interval{Interval: engine.Interval{Phase: ph, Start: start, End: end, Threads: threads,
-		Events: t.events, Reads: t.reads, Writes: t.writes, Others: t.others, Errors: t.errors, Reconnects: t.reconnects,
-		LatP50: pct(t.hist, 50), LatP95: pct(t.hist, 95), LatP99: pct(t.hist, 99), LatPct: pct(t.hist, p)}}
-	if t.events > 0 {
-		iv.LatMax = float64(t.latMax) / 1e6
-	}
+	iv := Interval{Interval: t.Interval(p)}
+	iv.Phase, iv.Start, iv.End, iv.Threads = ph, start, end, threads
 	iv.NewOrders = t.committed[NewOrder]
 	for i := range numTypes {
 		iv.Committed += t.committed[i]
-		iv.Types[i] = IntervalType{Committed: t.committed[i], P95: pct(t.typeHist[i], 95)}
+		iv.Types[i] = IntervalType{Committed: t.committed[i], P95: engine.PercentileMS(t.typeHist[i], 95)}
 	}
 	return iv
 }
