@@ -26,6 +26,15 @@ func (s Spec) IsZero() bool { return s.Options == nil && len(s.raw) == 0 }
 // Raw is the JSON the spec was decoded from, until it is bound.
 func (s Spec) Raw() json.RawMessage { return s.raw }
 
+// DecodeJSON is a Descriptor's Decode for options whose JSON is O's own.
+func DecodeJSON[O Options](b []byte) (Options, error) {
+	var o O
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
 // RawSpec is an unbound spec of the options' JSON b.
 func RawSpec(b []byte) Spec { return Spec{raw: append(json.RawMessage(nil), b...)} }
 

@@ -508,18 +508,24 @@ type Move struct {
 	Score float64
 }
 
+// inEpisodes marks the rows, of n, that some episode covers.
+func inEpisodes(n int, episodes []Episode) []bool {
+	in := make([]bool, n)
+	for _, ep := range episodes {
+		for i := max(ep.Start, 0); i < ep.End && i < n; i++ {
+			in[i] = true
+		}
+	}
+	return in
+}
+
 // MovedAtOnsetsIn is MovedAtOnsets over any columns: names[j] names
 // rows' column j ("" leaves it out), strongest first.
 func MovedAtOnsetsIn(names []string, rows []Row, episodes []Episode) []Move {
 	if len(rows) == 0 || len(episodes) == 0 {
 		return nil
 	}
-	inEpisode := make([]bool, len(rows))
-	for _, ep := range episodes {
-		for i := max(ep.Start, 0); i < ep.End && i < len(rows); i++ {
-			inEpisode[i] = true
-		}
-	}
+	inEpisode := inEpisodes(len(rows), episodes)
 	var moves []Move
 	for j, name := range names {
 		if name == "" {

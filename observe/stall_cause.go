@@ -71,12 +71,7 @@ func LikelyCauses(names []string, rows []Row, episodes []Episode, cx CauseContex
 	if len(rows) == 0 || len(episodes) == 0 {
 		return nil
 	}
-	inEpisode := make([]bool, len(rows))
-	for _, ep := range episodes {
-		for i := max(ep.Start, 0); i < ep.End && i < len(rows); i++ {
-			inEpisode[i] = true
-		}
-	}
+	inEpisode := inEpisodes(len(rows), episodes)
 	idx := map[string]int{}
 	for j, n := range names {
 		if n != "" {

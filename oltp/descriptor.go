@@ -2,7 +2,6 @@ package oltp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -29,7 +28,7 @@ var Descriptor = &engine.Descriptor{
 		return o.Set(key, value)
 	},
 	Resolve:  resolve,
-	Decode:   decode,
+	Decode:   engine.DecodeJSON[Options],
 	New:      func(env engine.Env) engine.Workload { return Workload{Log: env.Log, Procs: env.Procs} },
 	OpenLoop: true,
 }
@@ -51,14 +50,6 @@ func resolve(workload string, settings []engine.Setting, duration, warmup time.D
 		if err := o.Set(s.Key, s.Value); err != nil {
 			return o, err
 		}
-	}
-	return o, nil
-}
-
-func decode(b []byte) (engine.Options, error) {
-	var o Options
-	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, err
 	}
 	return o, nil
 }

@@ -540,13 +540,7 @@ func (s *Sandbox) terminate(grace time.Duration) error {
 
 // kill is the emergency stop: SIGKILL, wait, remove the directory.
 func (s *Sandbox) kill() {
-	s.mu.Lock()
-	cmd, done := s.proc, s.done
-	s.mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Kill()
-		<-done
-	}
+	s.Kill9()
 	_ = os.RemoveAll(s.dir)
 	_ = s.removeLimits()
 	unregister(s)

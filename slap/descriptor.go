@@ -2,7 +2,6 @@ package slap
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -43,14 +42,8 @@ var Descriptor = &engine.Descriptor{
 		c := ManifestConfig()
 		return c.SetKey(key, value)
 	},
-	Resolve: resolve,
-	Decode: func(b []byte) (engine.Options, error) {
-		var o Options
-		if err := json.Unmarshal(b, &o); err != nil {
-			return nil, err
-		}
-		return o, nil
-	},
+	Resolve:   resolve,
+	Decode:    engine.DecodeJSON[Options],
 	New:       func(engine.Env) engine.Workload { return Workload{} },
 	RunsToEnd: true,
 }

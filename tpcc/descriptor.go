@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -35,14 +34,8 @@ var Descriptor = &engine.Descriptor{
 		o := DefaultOptions()
 		return o.setKey(key, value)
 	},
-	Resolve: resolve,
-	Decode: func(b []byte) (engine.Options, error) {
-		var o Options
-		if err := json.Unmarshal(b, &o); err != nil {
-			return nil, err
-		}
-		return o, nil
-	},
+	Resolve:         resolve,
+	Decode:          engine.DecodeJSON[Options],
 	New:             func(env engine.Env) engine.Workload { return Workload{Log: env.Log, Procs: env.Procs} },
 	Metrics:         metricNames(),
 	IntervalColumns: intervalMetricNames(),
