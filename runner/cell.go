@@ -550,7 +550,7 @@ func (r *Runner) setLoaded(key string, o engine.Spec) {
 
 // autoWarmup runs the workload until per-second tps is steady or the cap
 // is reached; its intervals are returned as warm-up intervals.
-func (r *Runner) autoWarmup(ctx context.Context, w Workload, cfg *mysql.Config, o engine.Spec, limit time.Duration, hear func(engine.Interval)) ([]engine.Interval, bool, error) {
+func (r *Runner) autoWarmup(ctx context.Context, w engine.Workload, cfg *mysql.Config, o engine.Spec, limit time.Duration, hear func(engine.Interval)) ([]engine.Interval, bool, error) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	o = o.With(func(cm *engine.Common) { cm.Warmup, cm.Time, cm.Events, cm.ReportInterval = 0, limit, 0, time.Second })

@@ -12,6 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/engine"
+	"benchmatrix/oltp"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -66,7 +67,7 @@ table_size = 50000
 sync_binlog = [0, 1]
 `)
 	run, err := Run(context.Background(), plan, Config{OutDir: t.TempDir(), Start: start, Log: testWriter{t},
-		Workload: fillingWorkload{OLTP{}, fill}})
+		Workload: fillingWorkload{oltp.Workload{}, fill}})
 	if err == nil {
 		t.Fatal("the run succeeded on a full disk")
 	}
@@ -85,7 +86,7 @@ sync_binlog = [0, 1]
 
 // fillingWorkload fills the disk before its first prepare.
 type fillingWorkload struct {
-	OLTP
+	oltp.Workload
 	fill func()
 }
 
@@ -93,5 +94,5 @@ func (w fillingWorkload) Prepare(ctx context.Context, cfg *mysql.Config, o engin
 	if w.fill != nil {
 		w.fill()
 	}
-	return w.OLTP.Prepare(ctx, cfg, o)
+	return w.Workload.Prepare(ctx, cfg, o)
 }

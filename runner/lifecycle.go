@@ -161,7 +161,7 @@ type cellRun struct {
 	c        *experiment.Cell
 	res      *results.Cell
 	hooks    []hook
-	workload Workload // the cell's engine (workloadOf)
+	workload engine.Workload // the cell's engine (workloadOf)
 
 	ctx    context.Context // ends when the server stops answering
 	cancel context.CancelCauseFunc
@@ -506,7 +506,7 @@ func (cr *cellRun) frozenStall() {
 // workloadOf is the Workload that runs a cell's workload: the configured
 // one, or else its engine's. A workload no engine runs gets one that says
 // so on every call.
-func (r *Runner) workloadOf(s engine.Spec) Workload {
+func (r *Runner) workloadOf(s engine.Spec) engine.Workload {
 	if r.cfg.Workload != nil {
 		return r.cfg.Workload
 	}

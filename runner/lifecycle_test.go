@@ -22,7 +22,7 @@ import (
 // once, in the first measured run, when the engine's clock reaches at. It
 // never sends SIGCONT: bringing the server back is the runner's job.
 type freezer struct {
-	OLTP
+	oltp.Workload
 	at time.Duration
 
 	mu   sync.Mutex
@@ -43,7 +43,7 @@ func (f *freezer) start(ctx context.Context, spec StartSpec) (server.Server, err
 func (f *freezer) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, report func(engine.Interval)) (*engine.Result, error) {
 	var timer *time.Timer
 	first := true
-	res, err := f.OLTP.Run(ctx, cfg, o, func(iv engine.Interval) {
+	res, err := f.Workload.Run(ctx, cfg, o, func(iv engine.Interval) {
 		report(iv)
 		if !first {
 			return

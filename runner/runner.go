@@ -30,11 +30,6 @@ import (
 	"benchmatrix/version"
 )
 
-// Workload is an engine as the runner drives it (engine.Workload): each
-// cell runs on its engine's (Descriptor.New), unless Config.Workload says
-// otherwise.
-type Workload = engine.Workload
-
 // StartSpec is what a new server must be.
 type StartSpec struct {
 	Startup []server.Setting
@@ -86,7 +81,7 @@ type Config struct {
 	Start StartFunc
 	// Workload, if set, runs every cell instead of the cell's engine
 	// (tests give a fake).
-	Workload Workload
+	Workload engine.Workload
 	// Procs, if set, lets an engine make room in the scheduler for workers
 	// on blocking sockets (the command owns GOMAXPROCS).
 	Procs engine.ProcReserver
