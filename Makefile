@@ -15,12 +15,13 @@ build:
 deps:
 	@scripts/ensure-deps.sh server
 
-# deps-test: the server plus the yardsticks: sysbench for the engine,
+# deps-test: the server plus the yardsticks: sysbench for the engine, cram
+# (python3-cram) for sysbench's own test suite against benchmatrix oltp,
 # mariadb-slap (mariadb-client) for benchmatrix slap, perf (linux-perf) for
 # the profiles, galera-4 for the Galera topology tests, chromium for the
 # HTML report's browser test.
 deps-test:
-	@scripts/ensure-deps.sh server sysbench slap perf galera chromium
+	@scripts/ensure-deps.sh server sysbench cram slap perf galera chromium
 
 # The local MariaDB image for the docker provider (no registry needed): a
 # debootstrap root file system with Debian's mariadb-server, docker-imported.

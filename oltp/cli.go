@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/mattn/go-isatty"
 
 	"benchmatrix/version"
 )
@@ -1008,10 +1009,11 @@ func fromStdin(inv Invocation, stdin io.Reader, stdout, stderr io.Writer, banner
 	return ExitFailure
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal asks the terminal driver, not the file's mode: /dev/null is a
+// character device too, and bash 5.2 gives an empty here-document as
+// /dev/null (sysbench's cmdline.t: `sysbench --unknown <<EOF`), which
+// sysbench reads as an empty script.
+func isTerminal(f *os.File) bool { return isatty.IsTerminal(f.Fd()) }
 
 // execution is one command being carried out.
 type execution struct {

@@ -511,6 +511,23 @@ func TestCLIMainStdin(t *testing.T) {
 	}
 }
 
+// /dev/null is an empty script, not a terminal, though a character device:
+// bash 5.2 gives an empty here-document as /dev/null (sysbench's cmdline.t,
+// `sysbench --unknown <<EOF`).
+func TestCLIMainStdinDevNull(t *testing.T) {
+	t.Parallel()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var stdout, stderr bytes.Buffer
+	code := mainWith(context.Background(), cliFields("--unknown"), null, &stdout, &stderr, fakeEngine(nil, nil, nil))
+	if code != ExitOK || stdout.String() != Banner()+"\n\n" || stderr.Len() != 0 {
+		t.Errorf("stdin /dev/null: code %d stdout %q stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
 func TestCLIMainCommands(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -18,18 +18,17 @@ import (
 )
 
 // sysbenchLegacyDir is where sysbench 1.0.20's legacy scripts are: the
-// tests/include/oltp_legacy directory of a source checkout at tag 1.0.20
-// ($SYSBENCH_SRC, else /tmp/sysbench-src). The Debian package does not
-// ship them, and nothing of that tree is committed here.
+// tests/include/oltp_legacy directory of its source tree, in the
+// yardsticks folder (yardstick: $BENCHMATRIX_YARDSTICKS, else
+// ../shared/yardsticks from the repository's root, where CI has it). The
+// Debian package does not ship them, and nothing of that tree is
+// committed here. The test skips only when the yardsticks folder is
+// absent.
 func sysbenchLegacyDir(t *testing.T) string {
 	t.Helper()
-	src := os.Getenv("SYSBENCH_SRC")
-	if src == "" {
-		src = "/tmp/sysbench-src"
-	}
-	dir := filepath.Join(src, "tests", "include", "oltp_legacy")
+	dir := yardstick(t, "sysbench-1.0.20/tests/include/oltp_legacy")
 	if _, err := os.Stat(filepath.Join(dir, "common.lua")); err != nil {
-		t.Skipf("sysbench's legacy scripts are not here (%v): check out sysbench's repository at tag 1.0.20 in /tmp/sysbench-src or set SYSBENCH_SRC; TestLegacyStatementsGolden covers the statements without it", err)
+		t.Fatalf("sysbench's legacy scripts are incomplete: %v", err)
 	}
 	return dir
 }

@@ -7,12 +7,17 @@
 #   scripts/cram-sysbench.sh SYSBENCH_CHECKOUT sysbench|benchmatrix [FILE.t ...]
 #
 # SYSBENCH_CHECKOUT is a checkout of https://github.com/akopytov/sysbench at
-# tag 1.0.20; this script fetches nothing and its files are not copied here.
-# Without FILE.t arguments it runs the files that test the OLTP scripts and
-# the command line around them (issue 14's list). BENCHMATRIX (default
-# bin/benchmatrix) is the binary used in benchmatrix mode, as a `sysbench`
-# wrapper earlier on PATH that execs `benchmatrix oltp "$@"`. KEEP=1 keeps
-# the cram output (FILE.t.err) in the printed directory.
+# tag 1.0.20 (or ../shared/yardsticks/sysbench-1.0.20); this script fetches
+# nothing and its files are not copied here. Without FILE.t arguments it runs
+# the files that test the OLTP scripts and the command line around them
+# (issue 14's list); a FILE.t with a slash is taken as that path, not as a
+# file of the checkout's tests/t. BENCHMATRIX (default bin/benchmatrix) is the
+# binary used in benchmatrix mode, as a `sysbench` wrapper earlier on PATH
+# that execs `benchmatrix oltp "$@"`. CRAM_SOCKET, the Unix socket of a
+# server already running (root without a password), is used instead of
+# starting one (TestSysbenchCramSuite gives its sandbox's). KEEP=1 keeps the
+# cram output (FILE.t.err) in the printed directory; SHOW=1 prints the
+# failing hunks.
 #
 # MariaDB prints two things differently from the MySQL the suite was written
 # for, so the `mysql` client the tests call is a thin wrapper, the same for
@@ -26,7 +31,7 @@
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 fi
 src=$(cd "$1" && pwd)
@@ -46,7 +51,9 @@ esac
 here=$(cd "$(dirname "$0")/.." && pwd)
 bm=${BENCHMATRIX:-$here/bin/benchmatrix}
 cram=$(command -v cram3 || command -v cram || true)
-for c in mariadbd mariadb-install-db mariadb "${cram:-cram3}"; do
+need=(mariadb "${cram:-cram3}")
+[ -n "${CRAM_SOCKET:-}" ] || need+=(mariadbd mariadb-install-db)
+for c in "${need[@]}"; do
 	command -v $c >/dev/null || {
 		echo "cram-sysbench.sh: $c not found (apt-get install -y mariadb-server mariadb-client python3-cram)" >&2
 		exit 2
@@ -84,28 +91,33 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The server: a fresh datadir, a Unix socket, no TCP.
-sock=$work/mysqld.sock
-user=()
-[ "$(id -u)" = 0 ] && user=(--user=root)
-mariadb-install-db --no-defaults "${user[@]}" --datadir="$work/data" --auth-root-authentication-method=socket \
-	--skip-test-db >"$work/install.log" 2>&1 || {
-	cat "$work/install.log" >&2
-	exit 1
-}
-mariadbd --no-defaults "${user[@]}" --datadir="$work/data" --socket="$sock" --skip-networking \
-	--pid-file="$work/mysqld.pid" --log-error="$work/error.log" --innodb-buffer-pool-size=128M \
-	--innodb-flush-log-at-trx-commit=2 --tmpdir="$work" &
-pid=$!
-for _ in $(seq 300); do
-	mariadb --no-defaults --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-	kill -0 "$pid" 2>/dev/null || {
-		tail -20 "$work/error.log" >&2
+# The server: CRAM_SOCKET's, or a fresh datadir, a Unix socket, no TCP.
+if [ -n "${CRAM_SOCKET:-}" ]; then
+	sock=$CRAM_SOCKET
+	mariadb --no-defaults --socket="$sock" -uroot -e 'CREATE DATABASE IF NOT EXISTS sbtest'
+else
+	sock=$work/mysqld.sock
+	user=()
+	[ "$(id -u)" = 0 ] && user=(--user=root)
+	mariadb-install-db --no-defaults "${user[@]}" --datadir="$work/data" --auth-root-authentication-method=socket \
+		--skip-test-db >"$work/install.log" 2>&1 || {
+		cat "$work/install.log" >&2
 		exit 1
 	}
-	sleep 0.1
-done
-mariadb --no-defaults --socket="$sock" -uroot -e 'CREATE DATABASE sbtest'
+	mariadbd --no-defaults "${user[@]}" --datadir="$work/data" --socket="$sock" --skip-networking \
+		--pid-file="$work/mysqld.pid" --log-error="$work/error.log" --innodb-buffer-pool-size=128M \
+		--innodb-flush-log-at-trx-commit=2 --tmpdir="$work" &
+	pid=$!
+	for _ in $(seq 300); do
+		mariadb --no-defaults --socket="$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
+		kill -0 "$pid" 2>/dev/null || {
+			tail -20 "$work/error.log" >&2
+			exit 1
+		}
+		sleep 0.1
+	done
+	mariadb --no-defaults --socket="$sock" -uroot -e 'CREATE DATABASE sbtest'
+fi
 
 # PATH for the tests: the mysql wrapper, and sysbench (real or ours).
 mkdir -p "$work/bin" "$work/include"
@@ -151,9 +163,12 @@ export PATH="$work/bin:$PATH"
 echo "# $tool: $(sysbench --version 2>&1 | head -1); server: $(mysql -uroot -Nse 'SELECT VERSION()')"
 pass=0 fail=0 skip=0
 for t in "$@"; do
-	f=$src/tests/t/$(basename "$t")
+	case $t in
+	*/*) f=$t ;;
+	*) f=$src/tests/t/$t ;;
+	esac
 	[ -f "$f" ] || {
-		echo "$(basename "$t"): no such file in $src/tests/t" >&2
+		echo "$(basename "$t"): no such file: $f" >&2
 		fail=$((fail + 1))
 		continue
 	}

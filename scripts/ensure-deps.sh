@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ensure-deps.sh server [sysbench] [slap] [perf] [galera] [chromium]: make sure the programs benchmatrix needs
+# ensure-deps.sh server [sysbench] [cram] [slap] [perf] [galera] [chromium]: make sure the programs benchmatrix needs
 # are installed. On Debian/Ubuntu as root it installs the missing packages;
 # elsewhere it says exactly what to install and fails.
 set -euo pipefail
@@ -14,6 +14,8 @@ for want in "$@"; do
       fi ;;
     sysbench)
       command -v sysbench >/dev/null 2>&1 || missing_pkgs+=(sysbench) ;;
+    cram) # sysbench's own test suite (tests/t/*.t) against benchmatrix oltp: oltp/cram_test.go
+      command -v cram3 >/dev/null 2>&1 || command -v cram >/dev/null 2>&1 || missing_pkgs+=(python3-cram) ;;
     perf) # profile = "cpu" | "offcpu" | "both": perf record / perf script
       command -v perf >/dev/null 2>&1 || missing_pkgs+=(linux-perf) ;;
     galera)
