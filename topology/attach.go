@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/exitcode"
 	"benchmatrix/observe"
 	"benchmatrix/server"
 )
@@ -60,8 +61,36 @@ func (borrowedNode) Resume() error            { return nil } // never paused
 func (borrowedNode) Alive() bool { return true }
 func (borrowedNode) PID() int    { return 0 }
 
+// mismatchError is an existing topology that is not what the manifest
+// declares or the DSNs name: their count or order, semi-sync, a server of
+// another kind or cluster, one server given twice. It is the user's input
+// to correct, not a failure of the servers: Attach, which finds it before
+// anything ran, gives it exit code 2 (inputClass). Found again between
+// cells (Heal: the servers changed under the run) it fails the cell as any
+// other error does.
+type mismatchError struct{ err error }
+
+func (e *mismatchError) Error() string { return e.err.Error() }
+func (e *mismatchError) Unwrap() error { return e.err }
+
+func mismatchf(format string, a ...any) error {
+	return &mismatchError{err: fmt.Errorf(format, a...)}
+}
+
+// inputClass is Attach's error with its exit code: 2 (invalid input) for
+// a mismatch, as it came for anything else (a server that does not
+// answer, replication that is not running).
+func inputClass(err error) error {
+	var m *mismatchError
+	if errors.As(err, &m) {
+		return exitcode.UsageError(err)
+	}
+	return err
+}
+
 // Attach connects to the existing nodes cfg.DSNs (node 1 first) and checks
 // they form cfg.Topology. Every connection is closed again when it fails.
+// A topology that is not the declared one is an input error (exit 2).
 func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 	if cfg.ReadyTimeout == 0 {
 		cfg.ReadyTimeout = 2 * time.Minute
@@ -70,7 +99,7 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 		cfg.Log = io.Discard
 	}
 	if want := cfg.Topology.NodeCount(); len(cfg.DSNs) != want {
-		return nil, fmt.Errorf("the %s topology has %d nodes, and %d DSNs were given: one per node, node 1 first", cfg.Topology.Kind, want, len(cfg.DSNs))
+		return nil, inputClass(mismatchf("the %s topology has %d nodes, and %d DSNs were given: one per node, node 1 first", cfg.Topology.Kind, want, len(cfg.DSNs)))
 	}
 	// No startup options yet: the runner's first Restart checks and
 	// applies them, as on one external server.
@@ -96,7 +125,7 @@ func Attach(ctx context.Context, cfg Config) (_ *Attached, err error) {
 		c.nodes = append(c.nodes, n)
 	}
 	if err := c.checkExisting(ctx, cfg.Log); err != nil {
-		return nil, err
+		return nil, inputClass(err)
 	}
 	return &Attached{c}, nil
 }
@@ -130,9 +159,9 @@ func (c *Cluster) checkReplicas(ctx context.Context, log io.Writer) error {
 	on := strings.EqualFold(semi, "ON") || semi == "1"
 	switch want := c.cfg.Topology.SemiSync; {
 	case want && !known:
-		return fmt.Errorf("%s: semi_sync = true, but the primary has no rpl_semi_sync_master_enabled (nor rpl_semi_sync_source_enabled): its semi-synchronous replication is not installed", where(primary))
+		return mismatchf("%s: semi_sync = true, but the primary has no rpl_semi_sync_master_enabled (nor rpl_semi_sync_source_enabled): its semi-synchronous replication is not installed", where(primary))
 	case want != on && known:
-		return fmt.Errorf("%s: %s is %s, and the manifest says semi_sync = %t: benchmatrix does not change how someone else's servers replicate; say semi_sync = %t",
+		return mismatchf("%s: %s is %s, and the manifest says semi_sync = %t: benchmatrix does not change how someone else's servers replicate; say semi_sync = %t",
 			where(primary), semiVar, semi, want, on)
 	}
 	for _, n := range c.nodes[1:] {
@@ -141,10 +170,10 @@ func (c *Cluster) checkReplicas(ctx context.Context, log io.Writer) error {
 			return fmt.Errorf("%s: %w", where(n), err)
 		}
 		if len(st) == 0 {
-			return fmt.Errorf("%s is not a replica (SHOW SLAVE STATUS is empty): list the primary first, then its replicas", where(n))
+			return mismatchf("%s is not a replica (SHOW SLAVE STATUS is empty): list the primary first, then its replicas", where(n))
 		}
 		if src := st["Master_Server_Id"]; src != id {
-			return fmt.Errorf("%s replicates from server_id %s, but node 1 %s has server_id %s: list the primary first, then its replicas", where(n), src, where(primary), id)
+			return mismatchf("%s replicates from server_id %s, but node 1 %s has server_id %s: list the primary first, then its replicas", where(n), src, where(primary), id)
 		}
 		if st["Slave_IO_Running"] != "Yes" || st["Slave_SQL_Running"] != "Yes" {
 			return fmt.Errorf("%s: replication is not running (IO thread %s, SQL thread %s)%s", where(n), st["Slave_IO_Running"], st["Slave_SQL_Running"],
@@ -177,16 +206,16 @@ func (c *Cluster) checkGalera(ctx context.Context, log io.Writer) error {
 			return fmt.Errorf("%s: %w", where(n), err)
 		}
 		if st["wsrep_cluster_state_uuid"] == "" || st["wsrep_ready"] != "ON" {
-			return fmt.Errorf("%s is not a Galera node in a cluster (wsrep_ready %q, wsrep_cluster_state_uuid %q)", where(n), st["wsrep_ready"], st["wsrep_cluster_state_uuid"])
+			return mismatchf("%s is not a Galera node in a cluster (wsrep_ready %q, wsrep_cluster_state_uuid %q)", where(n), st["wsrep_ready"], st["wsrep_cluster_state_uuid"])
 		}
 		if uuid == "" {
 			uuid = st["wsrep_cluster_state_uuid"]
 		} else if st["wsrep_cluster_state_uuid"] != uuid {
-			return fmt.Errorf("%s is in another cluster than node1 (wsrep_cluster_state_uuid %s, node1's %s)", where(n), st["wsrep_cluster_state_uuid"], uuid)
+			return mismatchf("%s is in another cluster than node1 (wsrep_cluster_state_uuid %s, node1's %s)", where(n), st["wsrep_cluster_state_uuid"], uuid)
 		}
 		if g := st["wsrep_gcomm_uuid"]; g != "" {
 			if other, dup := seen[g]; dup {
-				return fmt.Errorf("%s and %s are the same server (wsrep_gcomm_uuid %s): give each node's own DSN", other, where(n), g)
+				return mismatchf("%s and %s are the same server (wsrep_gcomm_uuid %s): give each node's own DSN", other, where(n), g)
 			}
 			seen[g] = where(n)
 		}

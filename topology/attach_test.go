@@ -2,6 +2,8 @@ package topology
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/server"
 )
@@ -25,6 +28,73 @@ func dsns(c *Cluster, db string) []string {
 	return out
 }
 
+// An existing topology that is not the declared one is the user's input to
+// correct, found before anything ran: exit code 2, also through the
+// runner's wrapping. Anything else Attach meets keeps exit code 1, and so
+// does a mismatch Heal finds between cells (not classed by Attach).
+func TestAttachMismatchIsInputError(t *testing.T) {
+	t.Parallel()
+	semi := mismatchf("node1 (127.0.0.1:3306): rpl_semi_sync_master_enabled is OFF, and the manifest says semi_sync = true: benchmatrix does not change how someone else's servers replicate; say semi_sync = false")
+	for _, c := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"semi-sync as declared", inputClass(semi), exitcode.Usage},
+		{"through the runner", fmt.Errorf("start server: %w", inputClass(fmt.Errorf("check: %w", semi))), exitcode.Usage},
+		{"a server that does not answer", inputClass(errors.New("node2: dial tcp 127.0.0.1:1: connect: connection refused")), exitcode.Failure},
+		{"replication not running", inputClass(errors.New("node3 (127.0.0.1:3308): replication is not running (IO thread Yes, SQL thread No)")), exitcode.Failure},
+		{"found by Heal", fmt.Errorf("the existing topology is not as it was: %w", semi), exitcode.Failure},
+	} {
+		if got := exitcode.Of(c.err); got != c.want {
+			t.Errorf("%s: exit code %d, want %d (%v)", c.name, got, c.want, c.err)
+		}
+	}
+	if got := inputClass(semi).Error(); got != semi.Error() {
+		t.Errorf("the class changed the message: %q", got)
+	}
+	// The DSN count is checked before any connection: no server needed.
+	_, err := Attach(context.Background(), Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 2},
+		DSNs: []string{"root@tcp(127.0.0.1:1)/"}})
+	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "3 nodes, and 1 DSNs were given") {
+		t.Errorf("one DSN for three nodes: %v (exit code %d), want exit code 2", err, exitcode.Of(err))
+	}
+}
+
+// On one real server given as both nodes of a replicas topology: semi_sync
+// = true where the server has it OFF, and a second node that is not a
+// replica, are refused before anything ran with exit code 2, and the
+// server is left running.
+func TestAttachMismatchExitCodeOnAServer(t *testing.T) {
+	needServer(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sb, err := server.StartSandbox(ctx, server.SandboxConfig{TempDir: t.TempDir(), Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sb.Stop(context.Background()) })
+	dsn := sb.Endpoint().FormatDSN()
+	for _, c := range []struct {
+		semi bool
+		want string
+	}{
+		{true, "rpl_semi_sync_master_enabled is OFF, and the manifest says semi_sync = true"},
+		{false, "node2 (" + sb.Info().Address + ") is not a replica"},
+	} {
+		_, err := Attach(ctx, Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1, SemiSync: c.semi}, DSNs: []string{dsn, dsn}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("semi_sync = %t: got %v, want an error with %q", c.semi, err, c.want)
+		}
+		if code := exitcode.Of(fmt.Errorf("start server: %w", err)); code != exitcode.Usage {
+			t.Errorf("semi_sync = %t: exit code %d, want %d: %v", c.semi, code, exitcode.Usage, err)
+		}
+	}
+	if !sb.Alive() {
+		t.Error("Attach stopped a server it does not own")
+	}
+}
+
 // Existing replicas are checked against the manifest's topology: node 1
 // must be the primary and every other node its running replica, semi-sync
 // as declared. The attached cluster verifies data like a started one, sets
@@ -38,7 +108,8 @@ func TestAttachReplicas(t *testing.T) {
 		mustExec(t, nodeDB(t, n), "SET GLOBAL sync_binlog = "+[]string{"5", "6", "7"}[i])
 	}
 
-	// Wrong order, a count that does not match, semi-sync not as found.
+	// Wrong order, a count that does not match, semi-sync not as found:
+	// each the user's input, exit code 2.
 	d := dsns(c, "")
 	for _, tc := range []struct {
 		name string
@@ -64,6 +135,9 @@ func TestAttachReplicas(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("%s: got %v, want an error with %q", tc.name, err, tc.want)
+		}
+		if code := exitcode.Of(err); code != exitcode.Usage {
+			t.Errorf("%s: exit code %d, want %d (input that does not match the servers)", tc.name, code, exitcode.Usage)
 		}
 	}
 
@@ -105,6 +179,8 @@ func TestAttachReplicas(t *testing.T) {
 	mustExec(t, r, "STOP SLAVE SQL_THREAD")
 	if _, err := a.Heal(ctx); err == nil || !strings.Contains(err.Error(), "node3") || !strings.Contains(err.Error(), "replication is not running") {
 		t.Fatalf("heal with node3's SQL thread stopped: %v", err)
+	} else if code := exitcode.Of(err); code != exitcode.Failure {
+		t.Errorf("heal with node3's SQL thread stopped: exit code %d, want %d (the servers' state, not the input)", code, exitcode.Failure)
 	}
 	mustExec(t, r, "START SLAVE SQL_THREAD")
 
@@ -149,8 +225,8 @@ func TestAttachGaleraFCLimit(t *testing.T) {
 	before := fc(c.Nodes()[1])
 	d := dsns(c, "")
 	if _, err := Attach(ctx, Config{Topology: experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3}, DSNs: []string{d[0], d[1], d[1]}}); err == nil ||
-		!strings.Contains(err.Error(), "are the same server") {
-		t.Fatalf("the same node twice: %v", err)
+		!strings.Contains(err.Error(), "are the same server") || exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("the same node twice: %v (exit code %d, want %d)", err, exitcode.Of(err), exitcode.Usage)
 	}
 	a, err := Attach(ctx, Config{Topology: experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3}, DSNs: d})
 	if err != nil {
