@@ -192,6 +192,16 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				continue
 			}
 			m.Warmup = dur
+		case "duration_cap":
+			dur, err := ParseDuration(v)
+			switch {
+			case err != nil:
+				d.problem(key, "%v", err)
+			case dur < MinAutoDuration:
+				d.problem(key, "must be at least %s", MinAutoDuration)
+			default:
+				m.Policy.DurationCap = dur
+			}
 		case "warmup_cap", "drain_cap":
 			dur, err := ParseDuration(v)
 			if err != nil {
@@ -224,9 +234,13 @@ func (d *decoder) experiment(t map[string]any, m *Manifest) {
 				m.Policy.Observe = b
 			}
 		case "duration":
+			if v == "auto" {
+				m.Policy.DurationAuto = true
+				continue
+			}
 			dur, err := ParseDuration(v)
 			if err != nil {
-				d.problem(key, "%v", err)
+				d.problem(key, "%v (or \"auto\": as long as the noise needs, chosen after the first round)", err)
 				continue
 			}
 			if dur == 0 {

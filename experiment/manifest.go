@@ -163,6 +163,12 @@ type Policy struct {
 	// WarmupCap; otherwise the warm-up is the fixed Workload.Warmup.
 	WarmupAuto bool          `json:"warmup_auto"`
 	WarmupCap  time.Duration `json:"warmup_cap,omitempty"`
+	// DurationAuto (duration = "auto", until = "conclusive" only): the
+	// first round measures AutoPilot, and the rounds after it the length
+	// chosen from what it measured (sequential.ChooseLength), from
+	// MinAutoDuration to DurationCap.
+	DurationAuto bool          `json:"duration_auto,omitempty"`
+	DurationCap  time.Duration `json:"duration_cap,omitempty"`
 	// Drain waits before each cell until dirty pages fall below
 	// DrainPages or 1% of the buffer pool, at most DrainCap.
 	// Observe samples server and OS metrics, table growth and waits beside

@@ -15,6 +15,11 @@ import (
 const (
 	DefaultDuration = 30 * time.Second
 	DefaultWarmup   = 5 * time.Second
+	// AutoPilot is what the first round of duration = "auto" measures;
+	// MinAutoDuration and DefaultDurationCap bound the length chosen.
+	AutoPilot          = 5 * time.Second
+	MinAutoDuration    = 2 * time.Second
+	DefaultDurationCap = time.Minute
 	// DefaultWarmupCap bounds warmup = "auto".
 	DefaultWarmupCap = 2 * time.Minute
 	// DefaultDrainCap bounds the wait for dirty pages between cells.
@@ -105,7 +110,13 @@ func Resolve(parsed *Manifest, f Flags) (*Plan, error) {
 	}
 	d.applyUntil(&m, f) // until.go
 	if f.Duration != nil {
-		m.Duration = *f.Duration
+		m.Duration, m.Policy.DurationAuto = *f.Duration, false
+	}
+	if m.Policy.DurationAuto {
+		m.Duration = AutoPilot
+		if m.Policy.DurationCap == 0 {
+			m.Policy.DurationCap = DefaultDurationCap
+		}
 	}
 	if f.Warmup != nil {
 		m.Warmup, m.Policy.WarmupAuto = *f.Warmup, false

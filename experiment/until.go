@@ -2,10 +2,13 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"benchmatrix/engine"
+	"benchmatrix/sequential"
 )
 
 // until = "conclusive" (issue 26): the run measures its repeats (the
@@ -122,6 +125,9 @@ func (d *decoder) applyUntil(m *Manifest, f Flags) {
 
 // validateUntil checks the until keys against the rest of the manifest.
 func (d *decoder) validateUntil(m *Manifest) {
+	if !m.Conclusive() && m.Policy.DurationAuto {
+		d.problem("experiment.duration", "\"auto\" chooses the cells' length from the first round for the rounds that follow: it needs until = %q", UntilConclusive)
+	}
 	if !m.Conclusive() {
 		if d.isSet("experiment.until") {
 			return // until = "repeats", or --until repeats over the file's
@@ -211,6 +217,20 @@ func (p *Plan) WithRounds(n int) (*Plan, error) {
 	return q, nil
 }
 
+// WithDuration is the plan with every cell run from round from on
+// measuring d (duration = "auto" after its first round); the rounds that
+// WithRounds adds later keep it.
+func (p *Plan) WithDuration(from int, d time.Duration) *Plan {
+	q := *p
+	q.Cells = slices.Clone(p.Cells)
+	for i := range q.Cells {
+		if c := &q.Cells[i]; c.Repeat >= from {
+			c.Workload = c.Workload.With(func(cm *engine.Common) { cm.Time = d })
+		}
+	}
+	return &q
+}
+
 // RoundsEstimate is what plan says of a conclusive run: the estimated time
 // of the minimum rounds, of one more round, and of max_repeats rounds (or
 // the budget, when it comes first).
@@ -246,8 +266,64 @@ func (p *Plan) untilText() string {
 	if m.Budget > 0 {
 		budget = "budget " + m.Budget.String()
 	}
-	return fmt.Sprintf("until conclusive: %d round(s) at least (estimated %s), then one round at a time (about %s each) until every comparison is decided; "+
+	line := fmt.Sprintf("until conclusive: %d round(s) at least (estimated %s), then one round at a time (about %s each) until every comparison is decided; "+
 		"at most %d rounds, %s: estimated at most %s; precision %g%% (no difference: the ratio's interval within %.3f..%.3f)",
 		p.Rounds(), least.Round(time.Second), per.Round(time.Second), m.MaxRepeats, budget, most.Round(time.Second),
 		m.Precision*100, 1/(1+m.Precision), 1+m.Precision)
+	var parts []string
+	for _, e := range DecisionEstimates(p.Rounds(), m.MaxRepeats, m.Precision, PlanNoise) {
+		what := fmt.Sprintf("%gx", e.Ratio)
+		if e.Ratio == 1 {
+			what = fmt.Sprintf("no difference (within %g%%)", m.Precision*100)
+		}
+		if e.Rounds == 0 {
+			parts = append(parts, what+" not within max_repeats")
+			continue
+		}
+		t := least + time.Duration(e.Rounds-p.Rounds())*per
+		parts = append(parts, fmt.Sprintf("%s after %d (%s)", what, e.Rounds, t.Round(time.Second)))
+	}
+	if m.Policy.DurationAuto {
+		line += fmt.Sprintf("\nduration auto: the first round measures %s a cell, the rounds after it a length from %s to %s chosen from its noise and setup (the estimates assume %s)",
+			m.Duration, MinAutoDuration, m.Policy.DurationCap, m.Duration)
+	}
+	return line + fmt.Sprintf("\ntime to a decision, if a round's ratio varies by %g%% (the spread summary.md reports as \"noise per round\"): %s",
+		PlanNoise*100, strings.Join(parts, ", "))
+}
+
+// PlanNoise is the spread of a round's log ratio plan assumes: about what
+// 3 s cells of the durability question measure on a quiet 2-core host.
+const PlanNoise = 0.05
+
+// DecisionEstimate is when the rule decides a true ratio at a noise.
+type DecisionEstimate struct {
+	Ratio  float64
+	Rounds int // 0: not within max_repeats
+}
+
+// DecisionEstimates are the rounds after which the stopping rule's t-test
+// (the part that uses the size of the differences) decides a true ratio of
+// 1 (no difference within the precision), 1.2, 1.75 and 3, when every round
+// measures it with the spread noise (the standard deviation of a round's
+// log ratio) and the rounds come out as expected: the first look at which
+// |ln ratio| √n / noise reaches the critical t (for no difference: at which
+// the interval's half-width falls within the precision).
+func DecisionEstimates(first, last int, precision, noise float64) []DecisionEstimate {
+	rule, err := sequential.NewRule(0.05, max(1, first), max(first, last, 1))
+	if err != nil || noise <= 0 {
+		return nil
+	}
+	var out []DecisionEstimate
+	for _, r := range []float64{1, 1.2, 1.75, 3} {
+		e := DecisionEstimate{Ratio: r}
+		for n := max(first, 2); n <= last; n++ {
+			half := rule.T.Crit[n] * noise / math.Sqrt(float64(n))
+			if (r == 1 && half <= math.Log1p(precision)) || (r > 1 && math.Log(r) >= half) {
+				e.Rounds = n
+				break
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }

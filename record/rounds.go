@@ -51,6 +51,17 @@ type RoundDecision struct {
 	// first round at which it could (a lower bound, SignOnlyAtLeast).
 	SignOnlyRounds  int  `json:"sign_only_rounds,omitempty"`
 	SignOnlyAtLeast bool `json:"sign_only_at_least,omitempty"`
+	// Noise is the standard deviation of the per-round log ratios (about
+	// the spread of a round's ratio, as a fraction): what plan's time to a
+	// decision assumes (experiment.PlanNoise).
+	Noise float64 `json:"noise,omitempty"`
+}
+
+// LengthRecord is what duration = "auto" chose after the first round.
+type LengthRecord struct {
+	PilotSeconds float64 `json:"pilot_seconds"` // what the first round measured
+	Seconds      float64 `json:"seconds"`       // what the rounds after it measured
+	Why          string  `json:"why"`
 }
 
 // RoundsRecord is run.json's "rounds": what until = "conclusive" did.
@@ -61,6 +72,8 @@ type RoundsRecord struct {
 	WallSeconds float64         `json:"wall_seconds"` // the rounds' wall time
 	Stopped     string          `json:"stopped"`
 	Decisions   []RoundDecision `json:"decisions"`
+	// Length is duration = "auto"'s choice; nil for a fixed duration.
+	Length *LengthRecord `json:"duration_auto,omitempty"`
 }
 
 // CIText is the interval as "0.80–3.60" (0 and ∞ for an unbounded side;

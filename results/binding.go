@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,12 +41,18 @@ func observeBinding(c *Cell, col func(string) []float64) {
 }
 
 // bindingWarnings are the Conclusion's warnings for limits that did not
-// bind in any successful repeat of a cell, one per cell and limit.
+// bind in any successful repeat of a cell: one line per limit and value
+// across the cells that had it (warmup.toml had 24 lines, one per limit per
+// cell), naming the cells, with the server's peak and mean over them all.
 func bindingWarnings(r *Run) []string {
-	type key struct{ cell, limit string }
+	type key struct{ limit, value string }
+	type group struct {
+		cells []string                         // in the order they ran
+		runs  map[string][]record.LimitBinding // per cell
+		first *Cell
+	}
 	var order []key
-	seen := map[key][]*Cell{}
-	bound := map[key]bool{}
+	groups := map[key]*group{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Status != CellOK || c.Binding == nil {
@@ -55,26 +62,55 @@ func bindingWarnings(r *Run) []string {
 			if !lb.Measured {
 				continue
 			}
-			k := key{c.Name, lb.Key}
-			if _, ok := seen[k]; !ok {
+			k := key{lb.Key, lb.Limit}
+			g := groups[k]
+			if g == nil {
+				g = &group{runs: map[string][]record.LimitBinding{}, first: c}
+				groups[k] = g
 				order = append(order, k)
 			}
-			seen[k] = append(seen[k], c)
-			bound[k] = bound[k] || lb.Bound
+			if g.runs[c.Name] == nil {
+				g.cells = append(g.cells, c.Name)
+			}
+			g.runs[c.Name] = append(g.runs[c.Name], lb)
 		}
 	}
 	var out []string
 	for _, k := range order {
-		if bound[k] {
+		g := groups[k]
+		var unbound []string
+		var lb record.LimitBinding
+		runs, meanSum := 0, 0.0
+		for _, name := range g.cells {
+			if slices.ContainsFunc(g.runs[name], func(x record.LimitBinding) bool { return x.Bound }) {
+				continue
+			}
+			unbound = append(unbound, name)
+			for _, x := range g.runs[name] {
+				if runs == 0 {
+					lb = x
+					lb.Seconds, lb.BoundSeconds, lb.Peak = 0, 0, 0
+				}
+				runs++
+				lb.Seconds += x.Seconds
+				lb.BoundSeconds += x.BoundSeconds
+				lb.Peak = max(lb.Peak, x.Peak)
+				meanSum += x.Mean
+			}
+		}
+		if len(unbound) == 0 {
 			continue
 		}
-		cells := seen[k]
-		lb := limitOf(cells[0], k.limit)
-		w := fmt.Sprintf("%s: %s", k.cell, unboundText(lb, r.Host.Cores))
-		if len(cells) > 1 {
-			w += fmt.Sprintf(" (in each of %d repeats)", len(cells))
+		lb.Mean = meanSum / float64(runs)
+		who := unbound[0]
+		if len(unbound) > 1 {
+			who = fmt.Sprintf("%d cells (%s)", len(unbound), strings.Join(unbound, ", "))
 		}
-		if d := dataFits(r, cells[0], k.limit); d != "" {
+		w := fmt.Sprintf("%s: %s", who, unboundText(lb, r.Host.Cores))
+		if runs > 1 {
+			w += fmt.Sprintf(" (over all %d runs of %s)", runs, map[bool]string{true: "it", false: "them"}[len(unbound) == 1])
+		}
+		if d := dataFits(r, g.first, k.limit); d != "" {
 			w += "; " + d
 		}
 		out = append(out, w)

@@ -71,6 +71,15 @@ func TestBindingWarnings(t *testing.T) {
 			t.Errorf("cell notes %q do not say %q", note.String(), want)
 		}
 	}
+	// The same limit unbound in several cells is one line naming them.
+	r.Cells = append(r.Cells, mk("small-vm-b", catalog.LimitSet{Memory: 2 << 30}, []float64{0, 0, 0, 0, 50, 180}),
+		mk("small-vm-b", catalog.LimitSet{Memory: 2 << 30}, []float64{0, 0, 0, 0, 50, 160}))
+	ws = bindingWarnings(r)
+	all = strings.Join(ws, "\n")
+	if len(ws) != 3 || !strings.Contains(all, "2 cells (small-vm, small-vm-b): memory = 2G never bound: the server's group peaked at 180 MiB of 2048 MiB") ||
+		!strings.Contains(all, "(over all 3 runs of them)") {
+		t.Errorf("grouped warnings:\n%s", all)
+	}
 	col, _ := record.ColumnNamed("limits_unbound")
 	if got := col.Field(&r.Cells[0]); got != "cpus" {
 		t.Errorf("limits_unbound = %q, want cpus", got)

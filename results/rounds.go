@@ -107,6 +107,7 @@ func DecideRounds(r *Run, spec RoundsSpec) ([]RoundDecision, error) {
 		rd.Ratio = RatioFromPairs(xs, ys).Ratio
 		rd.Outcome = outcomeOf(dec.Outcome)
 		rd.DecidedBy = dec.By
+		rd.Noise = sdOf(d)
 		rd.CILo, rd.CIHi = finiteOrZero(math.Exp(dec.Interval.Lo)), finiteOrZero(math.Exp(dec.Interval.Hi))
 		if rd.Outcome != OutcomeUndecided {
 			rd.SignOnlyRounds, rd.SignOnlyAtLeast = signOnly(sign, d, spec.Precision, dec.Outcome)
@@ -157,6 +158,23 @@ func DecideRounds(r *Run, spec RoundsSpec) ([]RoundDecision, error) {
 		}
 	}
 	return out, nil
+}
+
+// sdOf is the sample standard deviation of xs; 0 for fewer than two.
+func sdOf(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return math.Sqrt(v / float64(len(xs)-1))
 }
 
 func outcomeOf(o sequential.Outcome) string {
@@ -320,7 +338,21 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 	if rec.BudgetSeconds > 0 {
 		fmt.Fprintf(w, ", budget %s", time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second))
 	}
-	fmt.Fprintf(w, ".\n\n")
+	fmt.Fprintf(w, ".")
+	var noise []string
+	for _, d := range rec.Decisions {
+		if d.Expectation == "" && d.Noise > 0 {
+			noise = append(noise, fmt.Sprintf("%s %.1f%%", d.Label, 100*d.Noise))
+		}
+	}
+	if len(noise) > 0 {
+		fmt.Fprintf(w, " Noise per round (the spread of a round's log ratio, which `plan` assumes to be %g%% when it estimates the time to a decision): %s.", 100*experiment.PlanNoise, strings.Join(noise, ", "))
+	}
+	fmt.Fprintf(w, "\n\n")
+	if rec.Length != nil {
+		fmt.Fprintf(w, "duration = \"auto\": the first round measured %s a cell; %s.\n\n",
+			time.Duration(rec.Length.PilotSeconds*float64(time.Second)), rec.Length.Why)
+	}
 	if why := undecidedWhy(r, rec); why != "" {
 		fmt.Fprintf(w, "%s\n\n", why)
 	}

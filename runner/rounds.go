@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
+	"benchmatrix/sequential"
 )
 
 // until = "conclusive" (issue 26): the plan holds the minimum rounds; after
@@ -22,13 +25,34 @@ import (
 // shards running apart cannot do; merge decides over the rounds they ran.
 
 // runRounds runs the cell runs todo and, for a conclusive plan, the
-// rounds it adds.
+// rounds it adds. The minimum rounds run one round at a time, with the
+// decision so far printed after each; duration = "auto" chooses the cells'
+// length after the first.
 func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo []int) error {
 	spec, ok := results.RoundsSpecOf(r.m)
 	if !ok {
 		return r.runCells(ctx, run, w, todo)
 	}
-	err := r.runCells(ctx, run, w, todo)
+	var err error
+	for len(todo) > 0 && err == nil {
+		round := r.plan.Cells[todo[0]].Repeat
+		k := 0
+		for k < len(todo) && r.plan.Cells[todo[k]].Repeat == round {
+			k++
+		}
+		err = r.runCells(ctx, run, w, todo[:k])
+		todo = todo[k:]
+		if err != nil && !errors.Is(err, ErrCellsFailed) {
+			break
+		}
+		r.chooseLength(run, spec)
+		if len(todo) > 0 && r.cfg.Shard == nil {
+			fmt.Fprintf(r.log, "%s\n", roundState(run, spec, round))
+		}
+	}
+	if len(todo) > 0 && err == nil {
+		err = r.runCells(ctx, run, w, todo)
+	}
 	stopped := ""
 	for stopped == "" {
 		switch {
@@ -64,9 +88,77 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 	if derr != nil {
 		return errors.Join(err, derr)
 	}
+	rec.Length = r.length
 	run.Rounds = rec
 	fmt.Fprintf(r.log, "%s\n", roundsLine(rec))
 	return err
+}
+
+// roundState is the progress line after a round of the minimum: each
+// comparison's ratio and interval so far.
+func roundState(run *results.Run, spec results.RoundsSpec, round int) string {
+	ds, err := results.DecideRounds(run, spec)
+	if err != nil || len(ds) == 0 {
+		return fmt.Sprintf("after round %d: nothing to decide yet", round)
+	}
+	var parts []string
+	for _, d := range ds {
+		parts = append(parts, fmt.Sprintf("%s %.2fx%s (CI %s)", d.Label, d.Ratio, figureOf(d), d.CIText()))
+	}
+	return fmt.Sprintf("after round %d of the %d before the first look: %s", round, spec.MinRounds, strings.Join(parts, ", "))
+}
+
+// chooseLength is duration = "auto": once the first round has run whole,
+// the cells of the rounds after it measure the length chosen from its
+// per-second noise and its setup time (sequential.ChooseLength); a resumed
+// run chooses again from the same cells, and so the same.
+func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec) {
+	if !r.m.Policy.DurationAuto || r.length != nil {
+		return
+	}
+	var cells []sequential.CellNoise
+	for _, c := range run.Cells {
+		if c.Repeat != 1 || c.Status != results.CellOK || c.Result == nil {
+			continue
+		}
+		var ps []float64
+		for _, iv := range c.Intervals {
+			if d := (iv.End - iv.Start).Seconds(); iv.Phase == engine.PhaseRun && d >= 0.5 {
+				ps = append(ps, float64(iv.Events)/d)
+			}
+		}
+		cells = append(cells, sequential.CellNoise{Name: c.Name, PerSecond: ps, Fixed: max(0, c.WallSeconds-c.Result.Elapsed.Seconds())})
+	}
+	names := map[string]bool{}
+	for _, c := range r.plan.Cells {
+		names[c.Name] = true
+	}
+	if len(cells) < len(names) {
+		return // the first round is not whole yet (or a cell of it failed)
+	}
+	ds, err := results.DecideRounds(run, spec)
+	var cmp []sequential.Comparison
+	for _, d := range ds {
+		cmp = append(cmp, sequential.Comparison{X: d.X, Y: d.Y, Ratio: d.Ratio})
+	}
+	pilot := r.m.Duration
+	rec := &record.LengthRecord{PilotSeconds: pilot.Seconds(), Seconds: pilot.Seconds()}
+	rule, rerr := sequential.NewRule(0.05, max(1, spec.MinRounds), max(spec.MinRounds, spec.MaxRounds, 1))
+	var choice sequential.LengthChoice
+	if err == nil && rerr == nil {
+		choice, err = sequential.ChooseLength(cells, cmp, rule, spec.Precision,
+			int(experiment.MinAutoDuration/time.Second), int(r.m.Policy.DurationCap/time.Second))
+	}
+	switch {
+	case err != nil || rerr != nil:
+		rec.Why = fmt.Sprintf("kept the first round's %s: %v", pilot, errors.Join(err, rerr))
+	default:
+		rec.Seconds, rec.Why = float64(choice.Seconds), choice.Why
+		r.plan = r.plan.WithDuration(2, time.Duration(choice.Seconds)*time.Second)
+		run.Plan = experiment.PlanRecord(r.plan.Cells)
+	}
+	r.length = rec
+	fmt.Fprintf(r.log, "duration auto: %s\n", rec.Why)
 }
 
 // nextRound decides the run's comparisons and returns why it stops, or ""

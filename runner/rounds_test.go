@@ -300,3 +300,69 @@ b = { rate = 100 }
 		t.Errorf("summary.md:\n%s", sum)
 	}
 }
+
+// secondsWorkload is levelWorkload reporting every second of its window,
+// each with its own noise, as a real engine does.
+type secondsWorkload struct{ levelWorkload }
+
+func (w *secondsWorkload) Run(ctx context.Context, _ *mysql.Config, eo engine.Options, report func(engine.Interval)) (*engine.Result, error) {
+	o := asOLTP(eo)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var total int64
+	for s := time.Duration(0); s < o.Time; s += time.Second {
+		w.mu.Lock()
+		ev := int64(w.level(o) * math.Exp(w.noise*w.rng.NormFloat64()))
+		w.mu.Unlock()
+		total += ev
+		report(engine.Interval{Phase: engine.PhaseRun, Start: s, End: s + time.Second, Threads: o.Threads, Events: ev, Writes: ev})
+	}
+	return &engine.Result{Elapsed: o.Time, Events: total, Writes: total}, nil
+}
+
+// duration = "auto": the first round measures the pilot (5 s), the rounds
+// after it the length chosen from its noise; run.json and the Conclusion
+// say what was chosen and why, and the plan's later rounds keep it.
+func TestRoundsDurationAuto(t *testing.T) {
+	t.Parallel()
+	rig := newFakeRig()
+	wl := &secondsWorkload{levelWorkload{rng: rand.New(rand.NewPCG(11, 1)), noise: 0.05,
+		level: func(o oltp.Options) float64 { return 1000 * float64(o.Threads) }}}
+	rig.cfg.Workload = wl
+	head := strings.Replace(roundsHead, `duration = "1s"`, "duration = \"auto\"\nduration_cap = \"20s\"", 1)
+	run, err := runRoundsFake(t, rig, head+twoScenarios, experiment.Flags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run.Rounds
+	if rec == nil || rec.Length == nil || rec.Length.PilotSeconds != 5 || rec.Stopped != results.StoppedDecided {
+		t.Fatalf("rounds %+v", rec)
+	}
+	chosen := time.Duration(rec.Length.Seconds) * time.Second
+	if chosen < experiment.MinAutoDuration || chosen > 20*time.Second || !strings.Contains(rec.Length.Why, "s cells: the first round's noise and setup") {
+		t.Errorf("chosen %s: %s", chosen, rec.Length.Why)
+	}
+	for _, c := range run.Cells {
+		want := chosen
+		if c.Repeat == 1 {
+			want = 5 * time.Second
+		}
+		if c.Result.Elapsed != want {
+			t.Errorf("%s #%d measured %s, want %s", c.Name, c.Repeat, c.Result.Elapsed, want)
+		}
+	}
+	var sum strings.Builder
+	results.WriteConclusion(&sum, run)
+	if !strings.Contains(sum.String(), "duration = \"auto\": the first round measured 5s a cell; ") {
+		t.Errorf("conclusion:\n%s", sum.String())
+	}
+	// A fixed-repeats run cannot choose: the manifest is refused.
+	m, err := experiment.Parse("auto.toml", strings.Replace(head, `until = "conclusive"`, `until = "repeats"`, 1)+twoScenarios)
+	if err == nil {
+		_, err = experiment.Resolve(m, experiment.Flags{})
+	}
+	if err == nil || !strings.Contains(err.Error(), "it needs until = \"conclusive\"") {
+		t.Errorf("duration auto with until = repeats: %v", err)
+	}
+}

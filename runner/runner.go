@@ -25,6 +25,7 @@ import (
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/version"
@@ -117,6 +118,8 @@ type Runner struct {
 	plan *experiment.Plan
 	m    *experiment.Manifest
 	log  io.Writer
+	// length is duration = "auto"'s choice, once the first round ran.
+	length *record.LengthRecord
 
 	srv     server.Server
 	flavor  catalog.Flavor
