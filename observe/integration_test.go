@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/server"
 )
 
@@ -290,7 +291,7 @@ func TestIntegrationInjectedStallsAreDetected(t *testing.T) {
 // STATUS is MySQL-only and must fail here (MariaDB has ENABLED).
 func TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema(t *testing.T) {
 	sb := startSandbox(t, []server.Setting{{Name: "performance_schema", Value: "ON"}, {Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "1"}})
-	if sb.Info().Flavor != server.MariaDB {
+	if sb.Info().Flavor != catalog.MariaDB {
 		t.Skip("checks the MySQL queries on MariaDB")
 	}
 	db := openPool(t, sb)
@@ -300,7 +301,7 @@ func TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema(t *testing.T) {
 	}
 	q := dbQuerier(db)
 	ctx := context.Background()
-	for _, src := range serverSources(server.MySQL) {
+	for _, src := range serverSources(catalog.MySQL) {
 		rows, err := q(ctx, src.query)
 		vals := map[string]float64{}
 		storePairs(vals, src.prefix, rows)
@@ -331,7 +332,7 @@ func TestIntegrationMySQLQueriesOnMariaDBPerformanceSchema(t *testing.T) {
 // directly (COUNT_MISC). The two must agree.
 func TestIntegrationMariaDBBinlogFsyncsMatchPerformanceSchema(t *testing.T) {
 	sb := startSandbox(t, []server.Setting{{Name: "performance_schema", Value: "ON"}, {Name: "log_bin", Value: "binlog"}, {Name: "sync_binlog", Value: "1"}})
-	if sb.Info().Flavor != server.MariaDB {
+	if sb.Info().Flavor != catalog.MariaDB {
 		t.Skip("MariaDB's Binlog_group_commits")
 	}
 	db := openPool(t, sb)
@@ -339,14 +340,14 @@ func TestIntegrationMariaDBBinlogFsyncsMatchPerformanceSchema(t *testing.T) {
 	ctx := context.Background()
 	q := dbQuerier(db)
 	var psSrc source
-	for _, src := range serverSources(server.MySQL) {
+	for _, src := range serverSources(catalog.MySQL) {
 		if src.name == "binlog_ps" {
 			psSrc = src
 		}
 	}
 	read := func(at time.Duration) (Sample, float64) {
 		vals := map[string]float64{}
-		for _, src := range serverSources(server.MariaDB) {
+		for _, src := range serverSources(catalog.MariaDB) {
 			rows, err := q(ctx, src.query)
 			if err != nil {
 				t.Fatal(err)

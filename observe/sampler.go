@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/server"
 )
 
@@ -21,7 +22,7 @@ type Config struct {
 	// (one connection). It is not closed by the Sampler.
 	DB *sql.DB
 	// Flavor decides the queries; empty means ask the server (@@version).
-	Flavor server.Flavor
+	Flavor catalog.Flavor
 	// Datadir locates the block device for the disk columns; empty (a
 	// remote server) leaves them empty.
 	Datadir string

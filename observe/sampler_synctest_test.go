@@ -14,7 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"benchmatrix/server"
+	"benchmatrix/catalog"
 )
 
 // The sampler's timing in fake time (testing/synctest): every sleep, timer
@@ -111,7 +111,7 @@ func TestSamplerSynctestTicksAligned(t *testing.T) {
 	proc := syncTestProc(t)
 	synctest.Test(t, func(t *testing.T) {
 		f := newClockServer(func(int, time.Duration) (time.Duration, bool) { return 300 * time.Millisecond, true })
-		s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+		s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 		// Start takes the first sample itself, before it returns.
 		if d := time.Since(f.t0); d != 300*time.Millisecond {
 			t.Errorf("Start took %v, want the first query's 300ms", d)
@@ -166,7 +166,7 @@ func TestSamplerSynctestSlowQueryCutAtNextTick(t *testing.T) {
 			}
 			return 0, false
 		})
-		s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+		s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 		time.Sleep(2*time.Second + 999*time.Millisecond)
 		synctest.Wait()
 		if got := sampleTimes(s.Samples()); !slices.Equal(got, seconds(0, 1)) {
@@ -217,7 +217,7 @@ func TestSamplerSynctestSlowQueryIgnoringDeadline(t *testing.T) {
 			}
 			return 0, false
 		})
-		s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, t.TempDir())
+		s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, t.TempDir())
 		time.Sleep(6500 * time.Millisecond)
 		synctest.Wait()
 		if got, want := f.calls(), seconds(0, 1, 2, 5, 6); !slices.Equal(got, want) {
@@ -258,7 +258,7 @@ func TestSamplerSynctestStopPrompt(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				f := newClockServer(hangFrom(2)) // every tick after Start's first hangs
-				s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: c.interval}, f.query, proc)
+				s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: c.interval}, f.query, proc)
 				time.Sleep(c.stopAt)
 				synctest.Wait()
 				inFlight := len(s.Samples())
@@ -293,7 +293,7 @@ func TestSamplerSynctestStopPrompt(t *testing.T) {
 		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			f := newClockServer(nil)
-			s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+			s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 			time.Sleep(1700 * time.Millisecond)
 			t0 := time.Now()
 			samples := s.Stop()
@@ -312,7 +312,7 @@ func TestSamplerSynctestStopPrompt(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			f := newClockServer(nil)
-			s := start(ctx, Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+			s := start(ctx, Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 			time.Sleep(2500 * time.Millisecond)
 			cancel()
 			time.Sleep(3 * time.Second) // sampling has ended: nothing more is taken
@@ -339,7 +339,7 @@ func TestSamplerSynctestStopPrompt(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			f := newClockServer(hangFrom(3))
-			s := start(ctx, Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+			s := start(ctx, Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 			time.Sleep(2500 * time.Millisecond) // the tick at 2 s hangs
 			cancel()
 			t0 := time.Now()
@@ -363,7 +363,7 @@ func TestSamplerSynctestStartHung(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newClockServer(hangFrom(1))
 		t0 := time.Now()
-		s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: time.Second}, f.query, proc)
+		s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: time.Second}, f.query, proc)
 		if d := time.Since(t0); d != time.Second {
 			t.Errorf("Start took %v with a hung server, want one interval (1s)", d)
 		}

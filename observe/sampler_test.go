@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"benchmatrix/server"
+	"benchmatrix/catalog"
 )
 
 func TestServerSources(t *testing.T) {
 	t.Parallel()
-	m := serverSources(server.MariaDB)
+	m := serverSources(catalog.MariaDB)
 	if len(m) != 1 {
 		t.Fatalf("MariaDB: %d queries, want 1", len(m))
 	}
@@ -28,7 +28,7 @@ func TestServerSources(t *testing.T) {
 			t.Errorf("MariaDB query lacks %s: %s", want, m[0].query)
 		}
 	}
-	my := serverSources(server.MySQL)
+	my := serverSources(catalog.MySQL)
 	if len(my) != 4 {
 		t.Fatalf("MySQL: %d queries, want 4", len(my))
 	}
@@ -119,7 +119,7 @@ func TestSamplerWithFakeMySQL(t *testing.T) {
 	t.Parallel()
 	f := &fakeServer{rows: mysqlRows, fail: map[string]bool{}}
 	proc := fakeProc(t, map[string]string{"stat": "cpu 1 1 1 1 1 1 1 1\n", "self/stat": "1 (x) S 1 1 1 0 -1 0 0 0 0 0 5 5 0"})
-	s := start(context.Background(), Config{Flavor: server.MySQL, Interval: 20 * time.Millisecond}, f.query, proc)
+	s := start(context.Background(), Config{Flavor: catalog.MySQL, Interval: 20 * time.Millisecond}, f.query, proc)
 	if got := s.Samples(); len(got) != 1 || got[0].T != 0 {
 		t.Fatalf("first sample not taken at T=0 by Start: %+v", got)
 	}
@@ -194,7 +194,7 @@ func TestSamplerWithFakeMySQL(t *testing.T) {
 func TestSamplerStopsPromptlyOnHang(t *testing.T) {
 	t.Parallel()
 	f := &fakeServer{rows: mysqlRows}
-	s := start(context.Background(), Config{Flavor: server.MariaDB, Interval: 50 * time.Millisecond}, f.query, "/proc")
+	s := start(context.Background(), Config{Flavor: catalog.MariaDB, Interval: 50 * time.Millisecond}, f.query, "/proc")
 	f.mu.Lock()
 	f.hang = true
 	f.mu.Unlock()
@@ -220,7 +220,7 @@ func TestSamplerStopsPromptlyOnHang(t *testing.T) {
 		calls.Add(1)
 		return [][2]string{{"Uptime", "1"}}, nil
 	}
-	s2 := start(ctx, Config{Flavor: server.MariaDB, Interval: 10 * time.Millisecond}, q, "/proc")
+	s2 := start(ctx, Config{Flavor: catalog.MariaDB, Interval: 10 * time.Millisecond}, q, "/proc")
 	time.Sleep(35 * time.Millisecond)
 	cancel()
 	time.Sleep(30 * time.Millisecond)

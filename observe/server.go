@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchmatrix/server"
+	"benchmatrix/catalog"
 )
 
 // A source is one query the sampler runs per tick. Every query returns two
@@ -61,8 +61,8 @@ var mysqlStatus = []string{
 
 // serverSources returns the queries for one tick on a flavor. MariaDB needs
 // one query; MySQL four (status, Com_commit, INNODB_METRICS, P_S binlog).
-func serverSources(f server.Flavor) []source {
-	if f == server.MariaDB {
+func serverSources(f catalog.Flavor) []source {
+	if f == catalog.MariaDB {
 		names := append(append([]string(nil), commonStatus...), mariadbStatus...)
 		// sync_binlog and log_bin ride along in the same query: they turn
 		// Binlog_group_commits into binlog fsyncs.
@@ -154,13 +154,13 @@ func parseValue(s string) (float64, bool) {
 }
 
 // detectFlavor asks the server what it is.
-func detectFlavor(ctx context.Context, db *sql.DB) (server.Flavor, error) {
+func detectFlavor(ctx context.Context, db *sql.DB) (catalog.Flavor, error) {
 	var v string
 	if err := db.QueryRowContext(ctx, "SELECT @@version").Scan(&v); err != nil {
 		return "", fmt.Errorf("detect server flavor: %w", err)
 	}
 	if strings.Contains(strings.ToLower(v), "mariadb") {
-		return server.MariaDB, nil
+		return catalog.MariaDB, nil
 	}
-	return server.MySQL, nil
+	return catalog.MySQL, nil
 }

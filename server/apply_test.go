@@ -1,6 +1,10 @@
 package server
 
-import "testing"
+import (
+	"testing"
+
+	"benchmatrix/catalog"
+)
 
 func TestSQLValueAndSameValue(t *testing.T) {
 	t.Parallel()
@@ -46,11 +50,11 @@ func TestStartupFlag(t *testing.T) {
 func TestParseVersionLine(t *testing.T) {
 	t.Parallel()
 	b, err := parseVersionLine("/usr/sbin/mariadbd", "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n")
-	if err != nil || b.Flavor != MariaDB || b.Version != "10.11.19-MariaDB-0+deb12u1" {
+	if err != nil || b.Flavor != catalog.MariaDB || b.Version != "10.11.19-MariaDB-0+deb12u1" {
 		t.Fatalf("%+v %v", b, err)
 	}
 	b, err = parseVersionLine("/usr/sbin/mysqld", "/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)\n")
-	if err != nil || b.Flavor != MySQL || b.Version != "8.0.36" {
+	if err != nil || b.Flavor != catalog.MySQL || b.Version != "8.0.36" {
 		t.Fatalf("%+v %v", b, err)
 	}
 }

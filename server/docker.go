@@ -109,7 +109,7 @@ type Docker struct {
 	mu       sync.Mutex
 	res      *dockertest.Resource
 	addr     string
-	flavor   Flavor
+	flavor   catalog.Flavor
 	version  string
 	startup  []Setting
 	lastLogs string  // log of the last removed container
@@ -227,7 +227,7 @@ func StartDocker(ctx context.Context, cfg DockerConfig) (_ *Docker, err error) {
 
 	d := &Docker{cfg: cfg, repo: repo, tag: tag, pool: pool, password: cfg.Password, host: "127.0.0.1"}
 	if cfg.MySQLVersion != "" {
-		d.flavor, d.version = MySQL, cfg.MySQLVersion
+		d.flavor, d.version = catalog.MySQL, cfg.MySQLVersion
 	}
 	if d.password == "" {
 		b := make([]byte, 18)
@@ -391,7 +391,7 @@ func (d *Docker) waitReady(ctx context.Context) error {
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			err := db.PingContext(pctx)
 			if err == nil {
-				var f Flavor
+				var f catalog.Flavor
 				var v string
 				f, v, err = detectFlavor(pctx, db)
 				if err == nil {

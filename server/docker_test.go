@@ -20,6 +20,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
+
+	"benchmatrix/catalog"
 )
 
 // needDockerImage returns the image to test with, building it with the
@@ -80,7 +82,7 @@ func TestDockerStartApplyRestartStop(t *testing.T) {
 	t.Cleanup(func() { _ = d.Stop(context.Background()) })
 
 	info := d.Info()
-	if info.Provider != "docker" || info.Flavor != MariaDB || !strings.Contains(info.Version, "MariaDB") ||
+	if info.Provider != "docker" || info.Flavor != catalog.MariaDB || !strings.Contains(info.Version, "MariaDB") ||
 		info.Binary != image || !strings.HasPrefix(info.Address, "127.0.0.1:") {
 		t.Fatalf("info = %+v", info)
 	}

@@ -40,7 +40,7 @@ const PasswordEnv = catalog.PasswordEnv
 type External struct {
 	cfg    *mysql.Config // holds the password: never print it
 	db     *sql.DB
-	flavor Flavor
+	flavor catalog.Flavor
 	ver    string
 
 	mu      sync.Mutex

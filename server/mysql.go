@@ -132,7 +132,7 @@ func (s *Sandbox) mysqlArgs() []string {
 // server_uuid (a copy of the golden datadir has the golden one's) and the
 // init file.
 func (s *Sandbox) mysqlPrepare() error {
-	if s.bin.Flavor != MySQL {
+	if s.bin.Flavor != catalog.MySQL {
 		return nil
 	}
 	if err := os.Remove(filepath.Join(s.datadir(), "auto.cnf")); err != nil && !os.IsNotExist(err) {
@@ -145,8 +145,8 @@ func (s *Sandbox) mysqlPrepare() error {
 // (catalog.MySQLLookup, the table the plan decided with) and refuses those
 // it does not have or whose value it does not accept, naming each; other
 // flavors' settings are returned as they are.
-func MySQLStartup(f Flavor, version string, settings []Setting) ([]Setting, error) {
-	if f != MySQL {
+func MySQLStartup(f catalog.Flavor, version string, settings []Setting) ([]Setting, error) {
+	if f != catalog.MySQL {
 		return settings, nil
 	}
 	v, err := catalog.ParseMySQLVersion(version)
@@ -188,7 +188,7 @@ func InspectMySQL(ctx context.Context, explicit string) (Binary, catalog.MySQLVe
 		return Binary{}, catalog.MySQLVersion{}, MySQLLayout{}, err
 	}
 	bin, err := DetectBinary(ctx, path)
-	if err != nil || bin.Flavor != MySQL {
+	if err != nil || bin.Flavor != catalog.MySQL {
 		return bin, catalog.MySQLVersion{}, MySQLLayout{}, err
 	}
 	v, l, err := checkMySQL(bin)
@@ -235,7 +235,7 @@ func (d *Docker) mysqlFlags(startup []Setting) ([]Setting, error) {
 	d.mu.Unlock()
 	if f == "" {
 		if iv, ok := imageMySQLVersion(d.cfg.Image); ok {
-			f, v = MySQL, iv
+			f, v = catalog.MySQL, iv
 		}
 	}
 	return MySQLStartup(f, v, startup)
@@ -243,8 +243,8 @@ func (d *Docker) mysqlFlags(startup []Setting) ([]Setting, error) {
 
 // checkServerVersion refuses a running MySQL server of a series with no
 // catalogue (the docker provider learns the version only then).
-func checkServerVersion(f Flavor, version string) error {
-	if f != MySQL {
+func checkServerVersion(f catalog.Flavor, version string) error {
+	if f != catalog.MySQL {
 		return nil
 	}
 	if _, err := catalog.CheckMySQLVersion(version); err != nil {

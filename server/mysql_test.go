@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 )
 
@@ -135,7 +136,7 @@ func TestMySQLSandboxThroughFakeMysqld(t *testing.T) {
 			}
 			defer sb.Stop(context.Background())
 			info := sb.Info()
-			if info.Flavor != MySQL || info.Version != c.version {
+			if info.Flavor != catalog.MySQL || info.Version != c.version {
 				t.Fatalf("detected %s %s, want mysql %s", info.Flavor, info.Version, c.version)
 			}
 			lines := readArgs(t, argLog)
@@ -274,7 +275,7 @@ func TestMySQLBinaryRefusals(t *testing.T) {
 func TestMySQLStartupNames(t *testing.T) {
 	t.Parallel()
 	in := []Setting{{Name: "log_slave_updates", Value: "ON"}, {Name: "loose_group_replication_ip_whitelist", Value: "127.0.0.1"}, {Name: "sync_binlog", Value: "1"}}
-	got, err := MySQLStartup(MySQL, "8.4.3", in)
+	got, err := MySQLStartup(catalog.MySQL, "8.4.3", in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,16 +283,16 @@ func TestMySQLStartupNames(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("8.4: %v, want %v", got, want)
 	}
-	if got, _ := MySQLStartup(MariaDB, "10.11.19-MariaDB", in); fmt.Sprint(got) != fmt.Sprint(in) {
+	if got, _ := MySQLStartup(catalog.MariaDB, "10.11.19-MariaDB", in); fmt.Sprint(got) != fmt.Sprint(in) {
 		t.Errorf("MariaDB's settings changed: %v", got)
 	}
-	_, err = MySQLStartup(MySQL, "8.4.3", []Setting{{Name: "expire_logs_days", Value: "3"}, {Name: "default_authentication_plugin", Value: "x"}})
+	_, err = MySQLStartup(catalog.MySQL, "8.4.3", []Setting{{Name: "expire_logs_days", Value: "3"}, {Name: "default_authentication_plugin", Value: "x"}})
 	wantErr := "expire_logs_days was removed in MySQL 8.4.0 (the server is 8.4.3): set binlog_expire_logs_seconds; " +
 		"default_authentication_plugin was removed in MySQL 8.4.0 (the server is 8.4.3): set authentication_policy"
 	if err == nil || err.Error() != wantErr || exitcode.Of(err) != exitcode.Usage {
 		t.Fatalf("got %v (exit %d), want %q (exit 2)", err, exitcode.Of(err), wantErr)
 	}
-	_, err = MySQLStartup(MySQL, "5.7.44", []Setting{{Name: "innodb_redo_log_capacity", Value: "1G"}})
+	_, err = MySQLStartup(catalog.MySQL, "5.7.44", []Setting{{Name: "innodb_redo_log_capacity", Value: "1G"}})
 	if err == nil || !strings.Contains(err.Error(), "innodb_redo_log_capacity exists from MySQL 8.0.30 on (the server is 5.7.44): set innodb_log_file_size") {
 		t.Fatalf("5.7 redo capacity: %v", err)
 	}
@@ -326,14 +327,14 @@ func TestDockerMySQLImageVersion(t *testing.T) {
 	if err != nil || len(flags) != 1 || flags[0].Name != "log_replica_updates" {
 		t.Errorf("mysql:8.4 before its first start: %v %v", flags, err)
 	}
-	d.flavor, d.version = MySQL, "5.7.44" // as read from the running server
+	d.flavor, d.version = catalog.MySQL, "5.7.44" // as read from the running server
 	if flags, err := d.mysqlFlags([]Setting{{Name: "log_replica_updates", Value: "ON"}}); err != nil || flags[0].Name != "log_slave_updates" {
 		t.Errorf("5.7 server: %v %v", flags, err)
 	}
-	if err := checkServerVersion(MySQL, "9.1.0"); err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "no catalogue") {
+	if err := checkServerVersion(catalog.MySQL, "9.1.0"); err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "no catalogue") {
 		t.Errorf("9.1.0: %v", err)
 	}
-	if err := checkServerVersion(MariaDB, "11.4.2-MariaDB"); err != nil {
+	if err := checkServerVersion(catalog.MariaDB, "11.4.2-MariaDB"); err != nil {
 		t.Errorf("MariaDB: %v", err)
 	}
 }
@@ -342,11 +343,11 @@ func TestDockerMySQLImageVersion(t *testing.T) {
 // Docker provider learns the version only from the server or the tag).
 func TestMySQLStartupValues(t *testing.T) {
 	t.Parallel()
-	_, err := MySQLStartup(MySQL, "8.0.20", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}})
+	_, err := MySQLStartup(catalog.MySQL, "8.0.20", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}})
 	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "innodb_doublewrite = DETECT_ONLY is accepted from MySQL 8.0.30 on (the server is 8.0.20)") {
 		t.Errorf("8.0.20 DETECT_ONLY: %v", err)
 	}
-	got, err := MySQLStartup(MySQL, "8.0.36", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}, {Name: "tx_isolation", Value: "READ-COMMITTED"}})
+	got, err := MySQLStartup(catalog.MySQL, "8.0.36", []Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}, {Name: "tx_isolation", Value: "READ-COMMITTED"}})
 	if err != nil || fmt.Sprint(got) != fmt.Sprint([]Setting{{Name: "innodb_doublewrite", Value: "DETECT_ONLY"}, {Name: "transaction_isolation", Value: "READ-COMMITTED"}}) {
 		t.Errorf("8.0.36: %v %v", got, err)
 	}

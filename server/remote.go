@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/catalog"
 )
 
 // This file holds what the providers that reach their server over the
@@ -30,7 +32,7 @@ func killOthers() {
 }
 
 // detectFlavor reads what the server says it is.
-func detectFlavor(ctx context.Context, db *sql.DB) (Flavor, string, error) {
+func detectFlavor(ctx context.Context, db *sql.DB) (catalog.Flavor, string, error) {
 	var version, comment sql.NullString
 	if err := db.QueryRowContext(ctx, "SELECT @@version, @@version_comment").Scan(&version, &comment); err != nil {
 		return "", "", fmt.Errorf("read @@version: %w", err)
@@ -38,11 +40,11 @@ func detectFlavor(ctx context.Context, db *sql.DB) (Flavor, string, error) {
 	return flavorOf(version.String, comment.String), version.String, nil
 }
 
-func flavorOf(version, comment string) Flavor {
+func flavorOf(version, comment string) catalog.Flavor {
 	if strings.Contains(strings.ToLower(version+" "+comment), "mariadb") {
-		return MariaDB
+		return catalog.MariaDB
 	}
-	return MySQL
+	return catalog.MySQL
 }
 
 // hidePassword makes sure err's text never shows the password, whatever the

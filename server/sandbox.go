@@ -122,7 +122,7 @@ func FindBinary(explicit string) (string, error) {
 // Binary is a server binary and what it is.
 type Binary struct {
 	Path    string
-	Flavor  Flavor
+	Flavor  catalog.Flavor
 	Version string // e.g. 10.11.19-MariaDB-0+deb12u1
 }
 
@@ -173,7 +173,7 @@ func StartSandbox(ctx context.Context, cfg SandboxConfig) (_ *Sandbox, err error
 		return nil, fmt.Errorf("sandbox directory: %w", err)
 	}
 	sb := &Sandbox{cfg: cfg, bin: bin, dir: dir}
-	if bin.Flavor == MySQL {
+	if bin.Flavor == catalog.MySQL {
 		if sb.version, sb.layout, err = checkMySQL(bin); err != nil { // mysql.go
 			_ = os.RemoveAll(dir)
 			return nil, err
@@ -218,7 +218,7 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 	}
 	var cmd *exec.Cmd
 	switch s.bin.Flavor {
-	case MariaDB:
+	case catalog.MariaDB:
 		script, basedir := findInstallDB(s.bin.Path)
 		if script == "" {
 			return fmt.Errorf("mariadb-install-db not found next to %s or on PATH; it ships with the server package (Debian: mariadb-server)", s.bin.Path)
@@ -252,7 +252,7 @@ func (s *Sandbox) initDatadir(ctx context.Context) error {
 			return fmt.Errorf("initialise datadir: %s; %s said:\n%s", why, filepath.Base(cmd.Path), lastLines(string(out), 4))
 		}
 		tail := firstAndLast(string(out), 15, 25)
-		if s.bin.Flavor == MySQL {
+		if s.bin.Flavor == catalog.MySQL {
 			tail += readTail(filepath.Join(s.dir, "init.log"), 15)
 		}
 		return fmt.Errorf("initialise datadir with %s: %v\n%s", cmd.Path, err, tail)
@@ -317,7 +317,7 @@ func (s *Sandbox) args(startup []Setting) []string {
 		"--innodb-buffer-pool-load-at-startup=OFF",
 		"--innodb-buffer-pool-dump-at-shutdown=OFF",
 	)
-	if s.bin.Flavor == MySQL {
+	if s.bin.Flavor == catalog.MySQL {
 		a = append(a, s.mysqlArgs()...) // mysql.go
 	}
 	for _, st := range startup {
