@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"benchmatrix/engine"
+	"benchmatrix/record/parts"
 )
 
 // Run statuses.
@@ -55,19 +56,19 @@ type Run struct {
 	MetricColumns []string `json:"metric_columns,omitempty"`
 	// Axes names the varying parameters that come from [axes] (the others
 	// come from scenarios); Pivot is the parameter summary.md pivots on.
-	Axes         []string   `json:"axes,omitempty"`
-	Pivot        string     `json:"pivot,omitempty"`
-	ServerConfig []Param    `json:"server_config"`
-	Plan         []PlanCell `json:"plan"`
-	Order        string     `json:"order"`
-	Seed         int64      `json:"seed,omitempty"` // of a shuffled order
-	Status       string     `json:"status"`
-	Started      time.Time  `json:"started"`
-	Finished     time.Time  `json:"finished,omitempty"`
-	Server       ServerInfo `json:"server"`
-	Host         Host       `json:"host"`
-	Cells        []Cell     `json:"cells"`
-	Notes        []string   `json:"notes,omitempty"`
+	Axes         []string         `json:"axes,omitempty"`
+	Pivot        string           `json:"pivot,omitempty"`
+	ServerConfig []Param          `json:"server_config"`
+	Plan         []PlanCell       `json:"plan"`
+	Order        string           `json:"order"`
+	Seed         int64            `json:"seed,omitempty"` // of a shuffled order
+	Status       string           `json:"status"`
+	Started      time.Time        `json:"started"`
+	Finished     time.Time        `json:"finished,omitempty"`
+	Server       parts.ServerInfo `json:"server"`
+	Host         Host             `json:"host"`
+	Cells        []Cell           `json:"cells"`
+	Notes        []string         `json:"notes,omitempty"`
 	// Profiles is what the cells' profiles say together (profile.go),
 	// computed when summary.md is written.
 	Profiles *ProfileReport `json:"profiles,omitempty"`
@@ -126,8 +127,8 @@ type Cell struct {
 	// ColdStart is what a cold cell's restart and page-cache drop did
 	// (runner/coldstart.go); Steady the time to a steady state from the
 	// engine's first second (results/steady.go).
-	ColdStart *ColdStart   `json:"cold_start,omitempty"`
-	Steady    *SteadyState `json:"steady,omitempty"`
+	ColdStart *parts.ColdStart   `json:"cold_start,omitempty"`
+	Steady    *parts.SteadyState `json:"steady,omitempty"`
 
 	// Effective holds the server variables read back after applying the
 	// cell's settings (and the startup options of [server.config]).
@@ -144,11 +145,11 @@ type Cell struct {
 	ServerLogLines string `json:"server_log_lines,omitempty"`
 	// Limits are the resource limits the cell ran under, read back, and
 	// DiskCheck what a disk limit delivered (issue 15: runner/limits.go).
-	Limits    *LimitsInForce `json:"limits,omitempty"`
-	DiskCheck *DiskCheck     `json:"disk_check,omitempty"`
+	Limits    *parts.LimitsInForce `json:"limits,omitempty"`
+	DiskCheck *parts.DiskCheck     `json:"disk_check,omitempty"`
 	// Binding is how much each of those limits bound in the measured
 	// window (results/binding.go).
-	Binding *Binding `json:"binding,omitempty"`
+	Binding *parts.Binding `json:"binding,omitempty"`
 	// Profile is what profiling the cell produced (profile.go).
 	Profile *CellProfile `json:"profile,omitempty"`
 	// Capacity is the cell's capacity at its latency target (capacity.go).
@@ -156,24 +157,24 @@ type Cell struct {
 
 	// What the observers saw: table growth, stalls (and the sampled
 	// metrics that moved at their onsets), performance_schema waits.
-	Growth        *Growth      `json:"growth,omitempty"`
-	Stalls        *StallReport `json:"stalls,omitempty"`
-	StallEvidence []string     `json:"stall_evidence,omitempty"`
+	Growth        *Growth            `json:"growth,omitempty"`
+	Stalls        *parts.StallReport `json:"stalls,omitempty"`
+	StallEvidence []string           `json:"stall_evidence,omitempty"`
 	// StallCauses is each stall's likely cause, with its evidence
 	// (observe/stall_cause.go).
-	StallCauses []string    `json:"stall_causes,omitempty"`
-	Waits       []WaitEvent `json:"waits,omitempty"`
+	StallCauses []string          `json:"stall_causes,omitempty"`
+	Waits       []parts.WaitEvent `json:"waits,omitempty"`
 	// Injected holds the onsets (seconds on the cell's clock) of the stalls
 	// the [inject] section caused.
 	Injected     []float64 `json:"injected,omitempty"`
 	ObserveNotes []string  `json:"observe_notes,omitempty"`
 	// Detector is the stall detector against the injected onsets.
-	Detector *OnsetMatch `json:"detector,omitempty"`
+	Detector *parts.OnsetMatch `json:"detector,omitempty"`
 	// Mechanism holds the per-transaction and device figures of the
 	// measured window (keys: MechanismColumns; a figure without data is
 	// absent), Contention what other processes did meanwhile.
 	Mechanism  map[string]float64 `json:"mechanism,omitempty"`
-	Contention *Contention        `json:"contention,omitempty"`
+	Contention *parts.Contention  `json:"contention,omitempty"`
 	// QuietWaitSeconds is how long the cell waited for a quiet host
 	// (wait_quiet), QuietReached whether it got one.
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"benchmatrix/experiment"
-	"benchmatrix/record"
+	"benchmatrix/record/parts"
 	"benchmatrix/server"
 )
 
@@ -17,7 +17,7 @@ import (
 // (server.CacheDropper): InnoDB reads with O_DIRECT and bypasses it, but
 // MyISAM reads its data through it, and a restarted MyISAM server would
 // find its tables in memory still. What was done is recorded on the cell
-// (record.ColdStart).
+// (parts.ColdStart).
 
 // coldStart restarts the server for a cold start unless the data came in
 // with a restart of its own (a snapshot restore or the data cache start the
@@ -26,7 +26,7 @@ import (
 // what the buffer pool held then.
 func (r *Runner) coldStart(ctx context.Context, c *experiment.Cell, cr *cellRun) error {
 	res := cr.res
-	cs := &record.ColdStart{PoolDataBytes: -1}
+	cs := &parts.ColdStart{PoolDataBytes: -1}
 	res.ColdStart = cs
 	switch res.Data {
 	case "restored", "cached":
