@@ -111,16 +111,12 @@ func otherIO(prev, cur map[string]float64, dt float64) float64 {
 	return math.Max(dev*512/1024/dt-srv, 0)
 }
 
-// ContentionThresholds say when an interval counts as contended
-// (parts.ContentionThresholds).
-type ContentionThresholds = parts.ContentionThresholds
-
 // Contention summarises a cell's measured intervals (parts.Contention).
 type Contention = parts.Contention
 
 // AssessContention is parts.AssessContention: a pure function of the
 // per-interval values.
-func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th ContentionThresholds) Contention {
+func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th parts.ContentionThresholds) Contention {
 	return parts.AssessContention(cpuOther, steal, ioOther, ioAll, th)
 }
 

@@ -8,10 +8,6 @@ import (
 	"benchmatrix/record/parts"
 )
 
-// OnsetMatch is how the stall detector did against the stalls an [inject]
-// section caused (parts.OnsetMatch).
-type OnsetMatch = parts.OnsetMatch
-
 // OnsetTolerance is how far (seconds) a detected onset may be from the
 // injected one: a hold that begins late in a second shows in the next
 // interval, and the sampler's clock and the injector's differ slightly.
@@ -20,8 +16,8 @@ const OnsetTolerance = 2.0
 // MatchOnsets pairs detected and injected onsets (seconds on the same
 // clock), each used at most once, nearest first. Injections outside
 // [from, to) are left out. A pure function.
-func MatchOnsets(detected, injected []float64, from, to float64) OnsetMatch {
-	var m OnsetMatch
+func MatchOnsets(detected, injected []float64, from, to float64) parts.OnsetMatch {
+	var m parts.OnsetMatch
 	var inj []float64
 	for _, t := range injected {
 		if t < from-OnsetTolerance/2 || t >= to-1 {

@@ -12,9 +12,6 @@ import (
 // system calls (sqlconn.ProcReserver).
 type ProcReserver = sqlconn.ProcReserver
 
-// ProcReserverFunc adapts a function to ProcReserver.
-type ProcReserverFunc = sqlconn.ProcReserverFunc
-
 // DialBlocking dials a connection whose socket is in blocking mode
 // (sqlconn.DialBlocking); the slap clients use it too.
 var DialBlocking = sqlconn.DialBlocking

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"benchmatrix/sqlconn"
 )
 
 // TestForcedShutdown runs the forced shutdown and the ProcReserver against
@@ -118,7 +120,7 @@ func TestForcedShutdown(t *testing.T) {
 		}{
 			{"one_thread", 1, nil},
 			{"two_threads_no_reserver", 2, nil},
-			{"two_threads_reserver", 2, ProcReserverFunc(func(int) func() { return func() {} })},
+			{"two_threads_reserver", 2, sqlconn.ProcReserverFunc(func(int) func() { return func() {} })},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -198,7 +200,7 @@ func TestForcedShutdown(t *testing.T) {
 
 		var reserved, released atomic.Int32
 		var gotN atomic.Int32
-		procs := ProcReserverFunc(func(n int) func() {
+		procs := sqlconn.ProcReserverFunc(func(n int) func() {
 			reserved.Add(1)
 			gotN.Store(int32(n))
 			return func() { released.Add(1) }

@@ -427,14 +427,11 @@ func ReadFolded(r io.Reader, mode Mode, period int64) (*Profile, error) {
 	return p, sc.Err()
 }
 
-// Func is one function's inclusive share (parts.Func).
-type Func = parts.Func
-
 // Top lists the n functions with the largest inclusive share; thread
 // kinds (the first frame) and the frames every stack shares trivially
 // (the share of a root like start_thread is shown too: it says how much of
 // the time is in threads perf could unwind to their start).
-func (p *Profile) Top(n int) []Func {
+func (p *Profile) Top(n int) []parts.Func {
 	total := p.Total()
 	incl := map[string]int64{}
 	for s, w := range p.Weight {
@@ -447,9 +444,9 @@ func (p *Profile) Top(n int) []Func {
 			}
 		}
 	}
-	out := make([]Func, 0, len(incl))
+	out := make([]parts.Func, 0, len(incl))
 	for f, w := range incl {
-		out = append(out, Func{Name: f, Share: share(w, total)})
+		out = append(out, parts.Func{Name: f, Share: share(w, total)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Share != out[j].Share {

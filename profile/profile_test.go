@@ -16,6 +16,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"benchmatrix/exitcode"
+	"benchmatrix/record/parts"
 )
 
 func TestParseHeader(t *testing.T) {
@@ -156,7 +157,7 @@ func TestOffCPUOfRecordedB1E1(t *testing.T) {
 	}
 }
 
-func hasFunc(fs []Func, name string) bool {
+func hasFunc(fs []parts.Func, name string) bool {
 	for _, f := range fs {
 		if f.Name == name {
 			return true
