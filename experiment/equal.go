@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"benchmatrix/catalog"
 	"benchmatrix/oltp"
 )
 
@@ -74,13 +75,13 @@ func (d *decoder) validateEqualWorkloads(m *Manifest, plan *Plan) {
 // otherKinds names the experiment's topologies other than kind.
 func otherKinds(kinds map[string]bool, kind string) string {
 	var out []string
-	for _, k := range []string{TopologySingle, TopologyReplicas, TopologyGalera} {
+	for _, k := range []string{catalog.TopologySingle, catalog.TopologyReplicas, catalog.TopologyGalera} {
 		if kinds[k] && k != kind {
-			out = append(out, map[string]string{TopologySingle: "one server", TopologyReplicas: "a primary with replicas"}[k])
+			out = append(out, map[string]string{catalog.TopologySingle: "one server", catalog.TopologyReplicas: "a primary with replicas"}[k])
 		}
 	}
 	for k := range kinds {
-		if k != kind && k != TopologySingle && k != TopologyReplicas && k != TopologyGalera {
+		if k != kind && k != catalog.TopologySingle && k != catalog.TopologyReplicas && k != catalog.TopologyGalera {
 			out = append(out, k)
 		}
 	}

@@ -29,12 +29,11 @@ import (
 // kind (as "topology"), nodes, replicas, semi_sync and fc_limit can vary as
 // scenario or axis keys too.
 
-// Topology kinds (catalog/topology.go describes each).
+// TopologyReplicas and TopologyGalera are catalog's, for topology's attach
+// tests; the rest of benchmatrix names catalog's.
 const (
-	TopologySingle   = catalog.TopologySingle
 	TopologyReplicas = catalog.TopologyReplicas
 	TopologyGalera   = catalog.TopologyGalera
-	TopologyGroup    = catalog.TopologyGroup
 )
 
 // MaxNodes bounds a topology: the servers all run on this machine.
@@ -74,7 +73,7 @@ func (t *Topology) Describe() catalog.TopologyKind {
 	if k, ok := catalog.LookupTopology(name); ok {
 		return k
 	}
-	k, _ := catalog.LookupTopology(TopologySingle)
+	k, _ := catalog.LookupTopology(catalog.TopologySingle)
 	return k
 }
 
@@ -119,7 +118,7 @@ func (t *Topology) IsCluster() bool { return t != nil && t.Describe().SizeKey !=
 // node count and the replication mode (fc_limit is set live).
 func (t *Topology) Key() string {
 	if !t.IsCluster() {
-		return TopologySingle
+		return catalog.TopologySingle
 	}
 	if t.Mode != "" {
 		return fmt.Sprintf("%s/%d/%s", t.Kind, t.NodeCount(), t.Mode)
@@ -238,7 +237,7 @@ func (d *decoder) topology(t map[string]any, m *Manifest) {
 		}
 	}
 	if top.Mode != "" && len(top.Describe().Modes) == 0 {
-		d.problem("topology.mode", "mode is a replication group's (kind = %q); a %s topology has none", TopologyGroup, top.Kind)
+		d.problem("topology.mode", "mode is a replication group's (kind = %q); a %s topology has none", catalog.TopologyGroup, top.Kind)
 		top.Mode = ""
 	}
 	top.withDefaults()
@@ -298,7 +297,7 @@ func setTopology(t *Topology, name, value string) error {
 		}
 		t.SemiSync = b
 	case "mode":
-		k, _ := catalog.LookupTopology(TopologyGroup)
+		k, _ := catalog.LookupTopology(catalog.TopologyGroup)
 		for _, m := range k.Modes {
 			if value == m {
 				t.Mode = value
@@ -646,11 +645,11 @@ func whyNotRead(k catalog.TopologyKind, name string) string {
 	}
 	switch name {
 	case "semi_sync":
-		return fmt.Sprintf("semi_sync is semi-synchronous replication from a primary to its replicas (kind = %q); %s has none", TopologyReplicas, what)
+		return fmt.Sprintf("semi_sync is semi-synchronous replication from a primary to its replicas (kind = %q); %s has none", catalog.TopologyReplicas, what)
 	case "fc_limit":
-		return fmt.Sprintf("fc_limit is Galera's flow control (gcs.fc_limit, kind = %q); %s has none (a group's flow control is its group_replication_flow_control_* variables)", TopologyGalera, what)
+		return fmt.Sprintf("fc_limit is Galera's flow control (gcs.fc_limit, kind = %q); %s has none (a group's flow control is its group_replication_flow_control_* variables)", catalog.TopologyGalera, what)
 	case "mode":
-		return fmt.Sprintf("mode is a replication group's single-primary or multi-primary mode (kind = %q); %s has none", TopologyGroup, what)
+		return fmt.Sprintf("mode is a replication group's single-primary or multi-primary mode (kind = %q); %s has none", catalog.TopologyGroup, what)
 	}
 	if k.SizeKey == "" {
 		return fmt.Sprintf("%s sizes a %s topology; these cells run on %s", name, sizedBy(name).Name, what)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
 )
 
@@ -39,7 +40,7 @@ action = "resume"
 	}
 	for i, want := range []int{16, 256} {
 		c := p.Cells[i]
-		if c.Topology == nil || c.Topology.Kind != TopologyGalera || c.Topology.Nodes != 3 || c.Topology.FCLimit != want {
+		if c.Topology == nil || c.Topology.Kind != catalog.TopologyGalera || c.Topology.Nodes != 3 || c.Topology.FCLimit != want {
 			t.Fatalf("cell %s topology %+v, want galera, 3 nodes, fc_limit %d", c.Name, c.Topology, want)
 		}
 		if len(c.Server) != 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -249,7 +250,7 @@ func TestExistingReplicasRun(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	tmp := t.TempDir()
-	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 2}, TempDir: tmp,
+	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: catalog.TopologyReplicas, Replicas: 2}, TempDir: tmp,
 		Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}}})
 	if err != nil {
 		t.Fatal(err)

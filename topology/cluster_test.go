@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/server"
 )
@@ -36,7 +37,7 @@ func startCluster(t *testing.T, top experiment.Topology) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
-	if top.Kind == experiment.TopologyGalera {
+	if top.Kind == catalog.TopologyGalera {
 		// The nodes run as mysql, which must reach their directories.
 		for _, d := range []string{tmp, filepath.Dir(tmp)} {
 			if err := os.Chmod(d, 0o755); err != nil {
@@ -86,7 +87,7 @@ func mustExec(t *testing.T, db *sql.DB, stmts ...string) {
 
 func TestReplicasReplicateAndVerify(t *testing.T) {
 	needServer(t, false)
-	c := startCluster(t, experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1, SemiSync: true})
+	c := startCluster(t, experiment.Topology{Kind: catalog.TopologyReplicas, Replicas: 1, SemiSync: true})
 	if got := len(c.Nodes()); got != 2 {
 		t.Fatalf("%d nodes, want 2", got)
 	}
@@ -121,7 +122,7 @@ func TestReplicasReplicateAndVerify(t *testing.T) {
 
 func TestGaleraFormsAndReplicates(t *testing.T) {
 	needServer(t, true)
-	c := startCluster(t, experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3})
+	c := startCluster(t, experiment.Topology{Kind: catalog.TopologyGalera, Nodes: 3})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
 		"INSERT INTO sbtest.t VALUES (1,1),(2,2),(3,3)")

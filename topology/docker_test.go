@@ -93,7 +93,7 @@ func startDockerCluster(t *testing.T, top experiment.Topology) *Cluster {
 // catches up with what the primary wrote meanwhile.
 func TestDockerReplicasReplicateDisconnectReconnect(t *testing.T) {
 	needDocker(t)
-	c := startDockerCluster(t, experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1})
+	c := startDockerCluster(t, experiment.Topology{Kind: catalog.TopologyReplicas, Replicas: 1})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
 		"INSERT INTO sbtest.t VALUES (1,1),(2,2),(3,3)")
@@ -154,7 +154,7 @@ func TestDockerReplicasReplicateDisconnectReconnect(t *testing.T) {
 // bootstrapping).
 func TestDockerGaleraFormsAndReplicates(t *testing.T) {
 	needDocker(t)
-	c := startDockerCluster(t, experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3})
+	c := startDockerCluster(t, experiment.Topology{Kind: catalog.TopologyGalera, Nodes: 3})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
 		"INSERT INTO sbtest.t VALUES (1,1),(2,2),(3,3)")
@@ -200,7 +200,7 @@ func TestDockerGaleraFormsAndReplicates(t *testing.T) {
 // holds the rows written meanwhile.
 func TestDockerGaleraNodeDisconnected(t *testing.T) {
 	needDocker(t)
-	c := startDockerCluster(t, experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3})
+	c := startDockerCluster(t, experiment.Topology{Kind: catalog.TopologyGalera, Nodes: 3})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB")
 	ctx := context.Background()

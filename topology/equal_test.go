@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
 	"benchmatrix/server"
@@ -152,8 +153,8 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 	}
 
 	for _, top := range []experiment.Topology{
-		{Kind: experiment.TopologyReplicas, Replicas: 2},
-		{Kind: experiment.TopologyGalera, Nodes: 3},
+		{Kind: catalog.TopologyReplicas, Replicas: 2},
+		{Kind: catalog.TopologyGalera, Nodes: 3},
 	} {
 		c := startCluster(t, top)
 		verify := func(schema string, tables []string) {
@@ -175,13 +176,13 @@ func TestSameWorkloadSameDataOnEveryTopology(t *testing.T) {
 					t.Errorf("%s %s: %s; one server: %s", top.Kind, key, g, s)
 				case !w.sameIDs && g.Rows != s.Rows:
 					t.Errorf("%s %s: %d rows; one server: %d", top.Kind, key, g.Rows, s.Rows)
-				case !w.sameIDs && top.Kind == experiment.TopologyGalera && g.SumID == s.SumID:
+				case !w.sameIDs && top.Kind == catalog.TopologyGalera && g.SumID == s.SumID:
 					t.Errorf("%s %s: AUTO_INCREMENT ids equal to one server's (%s): Galera steps them by its size; the plan-time refusal would be needless", top.Kind, key, g)
 				}
 			}
 		}
 		t.Logf("%s: %v", top.Kind, got)
-		if top.Kind != experiment.TopologyGalera {
+		if top.Kind != catalog.TopologyGalera {
 			continue
 		}
 		// The way out the refusal names: wsrep_auto_increment_control =

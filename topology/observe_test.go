@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 )
@@ -43,7 +44,7 @@ func column(t *testing.T, s *observe.NodeSampler, rows []observe.Row, name strin
 // and the SQL thread's column says it is stopped.
 func TestReplicaLagRisesWhileSQLThreadStopped(t *testing.T) {
 	needServer(t, false)
-	c := startCluster(t, experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1})
+	c := startCluster(t, experiment.Topology{Kind: catalog.TopologyReplicas, Replicas: 1})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY AUTO_INCREMENT, v INT) ENGINE=InnoDB")
 	if _, err := c.Verify(context.Background(), "sbtest", []string{"t"}, "before", time.Minute); err != nil {
@@ -99,7 +100,7 @@ func TestReplicaLagRisesWhileSQLThreadStopped(t *testing.T) {
 // sent; every node holds the same data afterwards.
 func TestGaleraFlowControlWhileNodePaused(t *testing.T) {
 	needServer(t, true)
-	c := startCluster(t, experiment.Topology{Kind: experiment.TopologyGalera, Nodes: 3, FCLimit: 4})
+	c := startCluster(t, experiment.Topology{Kind: catalog.TopologyGalera, Nodes: 3, FCLimit: 4})
 	p := nodeDB(t, c.Nodes()[0])
 	mustExec(t, p, "CREATE DATABASE sbtest", "CREATE TABLE sbtest.t (id INT PRIMARY KEY AUTO_INCREMENT, v INT) ENGINE=InnoDB")
 	if err := c.SetFCLimit(context.Background(), 4); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/server"
 	"benchmatrix/topology"
@@ -72,7 +73,7 @@ func TestTopologyOnExternalExits2(t *testing.T) {
 func TestSIGKILLExistingTopologyPutBack(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
-	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: experiment.TopologyReplicas, Replicas: 1}, TempDir: t.TempDir(),
+	cl, err := topology.Open(ctx, topology.Config{Topology: experiment.Topology{Kind: catalog.TopologyReplicas, Replicas: 1}, TempDir: t.TempDir(),
 		Startup: []server.Setting{{Name: "innodb_buffer_pool_size", Value: "32M"}}})
 	if err != nil {
 		t.Fatal(err)
