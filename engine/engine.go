@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/sqlconn"
 )
 
 // Workload is an engine as the runner drives it. The options passed are the
@@ -124,13 +126,7 @@ type Env struct {
 	Log io.Writer // progress lines (prepare); never nil
 	// Procs, if set, makes room in the scheduler for workers on blocking
 	// sockets (the command owns GOMAXPROCS).
-	Procs ProcReserver
-}
-
-// ProcReserver raises GOMAXPROCS for a run's workers and gives the room
-// back when they end (see oltp.ProcReserver).
-type ProcReserver interface {
-	Reserve(n int) (release func())
+	Procs sqlconn.ProcReserver
 }
 
 // Setting is one manifest key and its value.

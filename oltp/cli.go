@@ -47,6 +47,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/mattn/go-isatty"
 
+	"benchmatrix/sqlconn"
 	"benchmatrix/version"
 )
 
@@ -901,7 +902,7 @@ type engineFuncs struct {
 }
 
 // engineWith is the real engine, its runs using procs (nil: none).
-func engineWith(procs ProcReserver) engineFuncs {
+func engineWith(procs sqlconn.ProcReserver) engineFuncs {
 	return engineFuncs{
 		prepare: Prepare, prewarm: Prewarm, cleanup: Cleanup,
 		run: func(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval)) (*Result, error) {
@@ -932,7 +933,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // MainWith is Main whose runs use procs (see RunWith); the command that
 // owns the process passes the one that may change GOMAXPROCS.
-func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, procs ProcReserver) int {
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, procs sqlconn.ProcReserver) int {
 	return mainWith(ctx, args, os.Stdin, stdout, stderr, engineWith(procs))
 }
 
@@ -1249,7 +1250,7 @@ func (x *execution) document(intervals, checkpoints []Interval, res *Result, int
 // (sysbench names its Lua script's line where this names the worker.) ok
 // is false for an error that is no server error on a statement.
 func sysbenchSQLError(err error, workload string) (text string, ok bool) {
-	var se *StatementError
+	var se *sqlconn.StatementError
 	var me *mysql.MySQLError
 	if !errors.As(err, &se) || !errors.As(se.Err, &me) {
 		return "", false

@@ -22,10 +22,6 @@ type (
 	stmt   = sqlconn.Stmt
 )
 
-// StatementError is a failed statement: the server's (or the network's)
-// error and the statement's text.
-type StatementError = sqlconn.StatementError
-
 var (
 	newStmt    = sqlconn.NewStmt
 	isConnLost = sqlconn.IsConnLost

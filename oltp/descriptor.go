@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/engine"
+	"benchmatrix/sqlconn"
 )
 
 // Descriptor describes the engine to benchmatrix's manifest language, planner
@@ -109,8 +110,8 @@ type Workload struct {
 	// Log receives the engine's progress lines (prepare); nil discards them.
 	Log io.Writer
 	// Procs, if set, makes room in the scheduler for workers on blocking
-	// sockets (the command owns GOMAXPROCS; see ProcReserver).
-	Procs engine.ProcReserver
+	// sockets (the command owns GOMAXPROCS; see sqlconn.ProcReserver).
+	Procs sqlconn.ProcReserver
 }
 
 var _ engine.Workload = Workload{}
@@ -167,11 +168,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 	if report != nil {
 		hear = func(iv Interval) { report(iv.Engine()) }
 	}
-	var procs ProcReserver
-	if w.Procs != nil {
-		procs = w.Procs
-	}
-	res, err := RunWith(ctx, cfg, oo, hear, procs)
+	res, err := RunWith(ctx, cfg, oo, hear, w.Procs)
 	return res.Engine(), err
 }
 

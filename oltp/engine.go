@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/sqlconn"
 )
 
 // Prepare creates the workload's tables in cfg.DBName and loads them.
@@ -41,6 +43,6 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 // RunWith is Run with procs, which the run asks for one P per worker when
 // it uses blocking sockets (blocking.go) and gives back when it ends. A nil
 // procs is Run.
-func RunWith(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs ProcReserver) (*Result, error) {
+func RunWith(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs sqlconn.ProcReserver) (*Result, error) {
 	return run(ctx, cfg, o, report, procs)
 }

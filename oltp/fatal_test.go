@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/sqlconn"
 )
 
 // `WORKLOAD help` is sysbench's text and nothing else, on stdout and on
@@ -73,14 +75,14 @@ func TestHelpListsOwnOptions(t *testing.T) {
 // The FATAL lines of a failed statement, for both driver calls.
 func TestSysbenchSQLErrorText(t *testing.T) {
 	dup := &mysql.MySQLError{Number: 1062, SQLState: [5]byte{'2', '3', '0', '0', '0'}, Message: "Duplicate entry '50' for key 'PRIMARY'"}
-	ps := fmt.Errorf("oltp_write_only: worker 2: %w", &StatementError{Err: dup, SQL: "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", Args: nil, Prepared: true})
+	ps := fmt.Errorf("oltp_write_only: worker 2: %w", &sqlconn.StatementError{Err: dup, SQL: "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", Args: nil, Prepared: true})
 	got, ok := sysbenchSQLError(ps, "oltp_write_only")
 	want := "mysql_stmt_execute() returned error 1062 (Duplicate entry '50' for key 'PRIMARY') for query 'INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)'\n" +
 		"FATAL: `thread_run' function failed: oltp_write_only: worker 2: SQL error, errno = 1062, state = '23000': Duplicate entry '50' for key 'PRIMARY'"
 	if !ok || got != want {
 		t.Errorf("prepared:\n%s\nwant\n%s", got, want)
 	}
-	text := &StatementError{Err: dup, SQL: "INSERT INTO sbtest1 (id, k, c, pad) VALUES (50, 1, 'c', 'p')"}
+	text := &sqlconn.StatementError{Err: dup, SQL: "INSERT INTO sbtest1 (id, k, c, pad) VALUES (50, 1, 'c', 'p')"}
 	if got, _ := sysbenchSQLError(text, "oltp_insert"); !strings.HasPrefix(got, "mysql_drv_query() returned error 1062 (Duplicate entry '50' for key 'PRIMARY') for query 'INSERT INTO sbtest1 (id, k, c, pad) VALUES (50, 1, 'c', 'p')'\nFATAL: `thread_run' function failed: oltp_insert: SQL error") {
 		t.Errorf("text: %s", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/engine"
+	"benchmatrix/sqlconn"
 )
 
 // lateThreshold: an open-loop event is late when it starts more than this
@@ -29,7 +30,7 @@ func checkRun(o *Options) error {
 	return nil
 }
 
-func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs ProcReserver) (*Result, error) {
+func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval), procs sqlconn.ProcReserver) (*Result, error) {
 	if err := checkRun(&o); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"benchmatrix/sqlconn"
 )
 
 // TestRunBehaviour runs the engine's behaviours that need a server on one
@@ -239,7 +241,7 @@ func TestIgnorable(t *testing.T) {
 				t.Fatal(err)
 			}
 			sh := &shared{o: &o}
-			if got := sh.ignorable(&StatementError{Err: tc.err, SQL: "x"}); got != tc.want {
+			if got := sh.ignorable(&sqlconn.StatementError{Err: tc.err, SQL: "x"}); got != tc.want {
 				t.Fatalf("ignorable = %v, want %v", got, tc.want)
 			}
 		})

@@ -116,7 +116,7 @@ func TestForcedShutdown(t *testing.T) {
 		cases := []struct {
 			name    string
 			threads int
-			procs   ProcReserver
+			procs   sqlconn.ProcReserver
 		}{
 			{"one_thread", 1, nil},
 			{"two_threads_no_reserver", 2, nil},

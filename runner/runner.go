@@ -28,6 +28,7 @@ import (
 	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
+	"benchmatrix/sqlconn"
 	"benchmatrix/version"
 )
 
@@ -85,7 +86,7 @@ type Config struct {
 	Workload engine.Workload
 	// Procs, if set, lets an engine make room in the scheduler for workers
 	// on blocking sockets (the command owns GOMAXPROCS).
-	Procs engine.ProcReserver
+	Procs sqlconn.ProcReserver
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
 	Resume *results.Run

@@ -3,7 +3,7 @@ package slap
 import "runtime"
 
 // Blocking sockets, as the oltp engine uses them, dialed by the engine's
-// own oltp.DialBlocking (sqlconn/blocking.go says why): a client of
+// sqlconn.DialBlocking (sqlconn/blocking.go says why): a client of
 // mariadb-slap waits for the server inside recv(2) on its own thread; a Go read normally parks the goroutine and goes through
 // epoll, which on a 2-CPU host doubled the time of a read load's 1000
 // queries (99 rows each) against mariadb-slap's. When every client can

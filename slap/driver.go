@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"benchmatrix/oltp"
+	"benchmatrix/sqlconn"
 )
 
 // DriverDialer opens sessions with the MySQL driver, one network
@@ -46,7 +46,7 @@ func (d DriverDialer) open(ctx context.Context, db string, blocking bool) (Sessi
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 		if blocking && cfg.ReadTimeout == 0 && cfg.WriteTimeout == 0 && (cfg.Net == "tcp" || cfg.Net == "unix") {
-			dial = oltp.DialBlocking
+			dial = sqlconn.DialBlocking
 		}
 	}
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -159,7 +159,7 @@ type Workload struct {
 	Log io.Writer // prepare's progress lines; nil discards them
 	// Procs, if set, makes room in the scheduler for workers on blocking
 	// sockets, as for the oltp engine (the command owns GOMAXPROCS).
-	Procs engine.ProcReserver
+	Procs sqlconn.ProcReserver
 }
 
 var _ engine.Workload = Workload{}
@@ -212,11 +212,7 @@ func (w Workload) Run(ctx context.Context, cfg *mysql.Config, o engine.Options, 
 	if report != nil {
 		hear = func(iv Interval) { report(iv.Engine()) }
 	}
-	var procs sqlconn.ProcReserver
-	if w.Procs != nil {
-		procs = w.Procs // a nil engine.ProcReserver stays a nil interface
-	}
-	res, err := RunWith(ctx, cfg, oo, hear, procs)
+	res, err := RunWith(ctx, cfg, oo, hear, w.Procs)
 	if err != nil || res == nil {
 		return res.Engine(), err
 	}

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 
-	"benchmatrix/oltp"
+	"benchmatrix/sqlconn"
 )
 
 // procReservations is the command's GOMAXPROCS policy for the oltp
@@ -25,11 +25,11 @@ type procReservations struct {
 	orig   int // GOMAXPROCS before the first of them
 }
 
-var _ oltp.ProcReserver = (*procReservations)(nil)
+var _ sqlconn.ProcReserver = (*procReservations)(nil)
 
 // New returns the reserver a command hands to the oltp engine. One is
 // enough for the whole process: its runs share the count.
-func New() oltp.ProcReserver { return &procReservations{} }
+func New() sqlconn.ProcReserver { return &procReservations{} }
 
 // Reserve raises GOMAXPROCS so that n more workers can each block in a
 // system call on their own P, and returns the function that gives them
