@@ -10,19 +10,11 @@ import (
 	"benchmatrix/engine"
 )
 
-// Phase tells whether an interval belongs to the warm-up (recorded, but
-// excluded from the result) or the measured window: the engine seam's
-// (engine.Phase).
+// Phase, PhaseWarmup, Latency and Fairness are the engine seam's; these
+// names of them remain only for report.go and results, which use them.
 type Phase = engine.Phase
 
-// The phases of a run.
-const (
-	PhaseWarmup = engine.PhaseWarmup
-	PhaseRun    = engine.PhaseRun
-	// PhaseCheckpoint marks a --report-checkpoints report: its Checkpoint
-	// holds the statistics since the previous checkpoint.
-	PhaseCheckpoint = engine.PhaseCheckpoint
-)
+const PhaseWarmup = engine.PhaseWarmup
 
 // Interval is what happened in one report interval: the figures every
 // engine reports (LatPct is at Options.Percentile, sysbench's column; Late,
@@ -34,9 +26,6 @@ type Interval struct {
 	Checkpoint *Result `json:"checkpoint,omitempty"`
 }
 
-// Latency summarises a latency distribution, in milliseconds (Pct is the
-// value at Options.Percentile); Fairness is sysbench's "Threads fairness"
-// block. Both are the engine seam's, which every engine reports in.
 type (
 	Latency  = engine.Latency
 	Fairness = engine.Fairness
@@ -66,9 +55,9 @@ type Result struct {
 	// ClientDelay is the open loop's client-side delays of the measured
 	// window: from an arrival's intended start to an idle worker taking it
 	// (clientdelay.go).
-	ClientDelay DelayHist `json:"-"`
-	Latency     Latency   `json:"latency"`
-	Fairness    Fairness  `json:"fairness"`
+	ClientDelay DelayHist       `json:"-"`
+	Latency     engine.Latency  `json:"latency"`
+	Fairness    engine.Fairness `json:"fairness"`
 	// ForcedShutdown tells that Options.ForcedShutdown ran out before every
 	// worker had finished: the run was cut. Unfinished is the number of
 	// events that were in flight and were cut (sysbench's "Number of

@@ -47,6 +47,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/mattn/go-isatty"
 
+	"benchmatrix/engine"
 	"benchmatrix/sqlconn"
 	"benchmatrix/version"
 )
@@ -1122,7 +1123,7 @@ func (x *execution) run() int {
 		if closed {
 			return
 		}
-		if iv.Phase == PhaseCheckpoint {
+		if iv.Phase == engine.PhaseCheckpoint {
 			if x.json() {
 				checkpoints = append(checkpoints, iv)
 			} else {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/engine"
 	"benchmatrix/server"
 )
 
@@ -481,7 +482,7 @@ func TestCLIMainRateGolden(t *testing.T) {
 	res.Options.Rate, res.Options.Warmup = 200, time.Second
 	res.Late, res.Dropped = 4, 1
 	ivs := runIntervals(4, 500*time.Millisecond)
-	ivs[0].Phase, ivs[1].Phase = PhaseWarmup, PhaseWarmup
+	ivs[0].Phase, ivs[1].Phase = engine.PhaseWarmup, engine.PhaseWarmup
 	ivs[3].Queue = 12
 	var stdout, stderr bytes.Buffer
 	code := mainWith(context.Background(), args, strings.NewReader(""), &stdout, &stderr, fakeEngine(res, ivs, nil))

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"benchmatrix/engine"
 )
 
 // fakeRun is the coordinator with fake workers, in a synctest bubble: each
@@ -126,18 +128,18 @@ func TestCoordinatorClockFrozenServer(t *testing.T) {
 		f.run(t)
 
 		type want struct {
-			phase      Phase
+			phase      engine.Phase
 			start, end time.Duration
 			events     int64
 		}
 		// Two workers, an event every 70 ms each: 14 each per second; the
 		// freeze at 3.5 s leaves 8 each in [3 s, 4 s) and none after.
 		wants := []want{
-			{PhaseWarmup, 0, 1 * time.Second, 28},
-			{PhaseWarmup, 1 * time.Second, 2 * time.Second, 28},
-			{PhaseRun, 2 * time.Second, 3 * time.Second, 28},
-			{PhaseRun, 3 * time.Second, 4 * time.Second, 16},
-			{PhaseRun, 4 * time.Second, 5 * time.Second, 0},
+			{engine.PhaseWarmup, 0, 1 * time.Second, 28},
+			{engine.PhaseWarmup, 1 * time.Second, 2 * time.Second, 28},
+			{engine.PhaseRun, 2 * time.Second, 3 * time.Second, 28},
+			{engine.PhaseRun, 3 * time.Second, 4 * time.Second, 16},
+			{engine.PhaseRun, 4 * time.Second, 5 * time.Second, 0},
 		}
 		if len(f.intervals) != len(wants) {
 			t.Fatalf("%d intervals, want %d: %+v", len(f.intervals), len(wants), f.intervals)
@@ -271,9 +273,9 @@ func TestCoordinatorCheckpoints(t *testing.T) {
 				var ivEvents int64
 				for _, iv := range f.intervals {
 					switch iv.Phase {
-					case PhaseCheckpoint:
+					case engine.PhaseCheckpoint:
 						cps = append(cps, iv)
-					case PhaseRun:
+					case engine.PhaseRun:
 						ivEvents += iv.Events
 					}
 				}

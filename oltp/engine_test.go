@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"benchmatrix/engine"
 )
 
 func TestInsertRunGrowsTable(t *testing.T) {
@@ -53,7 +55,7 @@ func TestInsertRunGrowsTable(t *testing.T) {
 	if res.Events <= 0 || res.Writes != res.Events {
 		t.Fatalf("events %d writes %d: want positive and equal", res.Events, res.Writes)
 	}
-	if len(ivs) == 0 || ivs[0].Phase != PhaseRun || ivs[0].End != time.Second || ivs[0].Events <= 0 {
+	if len(ivs) == 0 || ivs[0].Phase != engine.PhaseRun || ivs[0].End != time.Second || ivs[0].Events <= 0 {
 		t.Fatalf("intervals = %+v", ivs)
 	}
 	after := countRows(t, db, "sbtest1") + countRows(t, db, "sbtest2")

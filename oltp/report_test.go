@@ -71,21 +71,21 @@ func sampleReportResult() *Result {
 		Others:     20193,
 		Errors:     1,
 		Reconnects: 0,
-		Latency: Latency{Min: 0.76, Avg: 1.98, Max: 14.10, Sum: 19988.49,
+		Latency: engine.Latency{Min: 0.76, Avg: 1.98, Max: 14.10, Sum: 19988.49,
 			P50: 1.89, P95: 3.75, P99: 5.57, P999: 9.91, Pct: 3.75},
-		Fairness: Fairness{EventsAvg: 5048, EventsStddev: 81, TimeAvg: 9.9942, TimeStddev: 0.001},
+		Fairness: engine.Fairness{EventsAvg: 5048, EventsStddev: 81, TimeAvg: 9.9942, TimeStddev: 0.001},
 	}
 }
 
 func sampleReportInterval() Interval {
-	return Interval{Interval: engine.Interval{Phase: PhaseRun, Start: 4 * time.Second, End: 5 * time.Second, Threads: 2,
+	return Interval{Interval: engine.Interval{Phase: engine.PhaseRun, Start: 4 * time.Second, End: 5 * time.Second, Threads: 2,
 		Events: 1073, Reads: 15037, Writes: 4296, Others: 2147, Errors: 0, Reconnects: 0,
 		LatP50: 1.8, LatP95: 2.86, LatP99: 4.1, LatMax: 9.2, LatPct: 2.86}}
 }
 
 func TestFormatIntervalMatchesSysbench(t *testing.T) {
 	// §3.2's real line, from counts that give the same rates.
-	iv := Interval{Interval: engine.Interval{Phase: PhaseRun, Start: 0, End: 5 * time.Second, Threads: 2,
+	iv := Interval{Interval: engine.Interval{Phase: engine.PhaseRun, Start: 0, End: 5 * time.Second, Threads: 2,
 		Events: 5367, Reads: 75184, Writes: 21479, Others: 10738, Errors: 1, LatPct: 2.86}}
 	got := FormatInterval(iv, 95)
 	want := "[ 5s ] thds: 2 tps: 1073.40 qps: 21480.20 (r/w/o: 15036.80/4295.80/2147.60) lat (ms,95%): 2.86 err/s: 0.20 reconn/s: 0.00"
@@ -100,7 +100,7 @@ func TestFormatIntervalGolden(t *testing.T) {
 	b.WriteString(FormatInterval(iv, 95) + "\n")
 	b.WriteString(FormatInterval(iv, 99.9) + "\n")
 	w := iv
-	w.Phase, w.Start, w.End = PhaseWarmup, 0, time.Second+400*time.Millisecond
+	w.Phase, w.Start, w.End = engine.PhaseWarmup, 0, time.Second+400*time.Millisecond
 	w.Start = 400 * time.Millisecond
 	b.WriteString(FormatInterval(w, 95) + "\n")
 	// Sub-second intervals keep distinct labels.
@@ -280,7 +280,7 @@ func TestReportOptionsMap(t *testing.T) {
 }
 
 func TestReportJSONNeverNaN(t *testing.T) {
-	r := &Result{Options: DefaultOptions(), Latency: Latency{Avg: math.NaN(), Max: math.Inf(1)}}
+	r := &Result{Options: DefaultOptions(), Latency: engine.Latency{Avg: math.NaN(), Max: math.Inf(1)}}
 	r.Options.Rate = math.NaN()
 	doc := &JSONReport{Options: OptionsMap(r.Options), Result: NewJSONResult(r),
 		Intervals: []JSONInterval{NewJSONInterval(Interval{Interval: engine.Interval{LatPct: math.NaN()}}, 95)}}

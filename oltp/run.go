@@ -416,7 +416,7 @@ func (co *coordinator) checkpoint(at time.Duration) {
 	res.TotalTime = at - co.o.Warmup
 	co.lastCheckpoint = at
 	if co.report != nil {
-		co.report(Interval{Interval: engine.Interval{Phase: PhaseCheckpoint, Start: from, End: at}, Checkpoint: res})
+		co.report(Interval{Interval: engine.Interval{Phase: engine.PhaseCheckpoint, Start: from, End: at}, Checkpoint: res})
 	}
 }
 
@@ -440,10 +440,10 @@ func (co *coordinator) emit(phase int, from, to time.Duration) {
 		return
 	}
 	iv := Interval{Interval: co.iv.Interval(co.o.Percentile)}
-	iv.Phase, iv.Start, iv.End, iv.Threads = PhaseRun, from, to, int(co.sh.running.Load())
+	iv.Phase, iv.Start, iv.End, iv.Threads = engine.PhaseRun, from, to, int(co.sh.running.Load())
 	iv.Late, iv.Dropped = co.iv.late, dropped
 	if phase == phWarmup {
-		iv.Phase = PhaseWarmup
+		iv.Phase = engine.PhaseWarmup
 	}
 	if co.sh.arrivals != nil {
 		iv.Queue = int64(len(co.sh.arrivals))

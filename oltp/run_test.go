@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/engine"
 	"benchmatrix/sqlconn"
 )
 
@@ -141,7 +142,7 @@ func TestRunBehaviour(t *testing.T) {
 		var runEvents int64
 		for _, iv := range ivs {
 			phases = append(phases, string(iv.Phase))
-			if iv.Phase == PhaseRun {
+			if iv.Phase == engine.PhaseRun {
 				runEvents += iv.Events
 			}
 		}

@@ -174,14 +174,14 @@ func (c *collector) result(o Options) *Result {
 // fairness is sysbench's threads fairness over the run phase: mean and
 // population standard deviation of events per worker and of the
 // per-worker sum of event latencies in seconds.
-func (c *collector) fairness() Fairness {
+func (c *collector) fairness() engine.Fairness {
 	ev := make([]float64, len(c.perEvents))
 	lt := make([]float64, len(c.perLatSum))
 	for i := range ev {
 		ev[i] = float64(c.perEvents[i])
 		lt[i] = float64(c.perLatSum[i]) / 1e9
 	}
-	var f Fairness
+	var f engine.Fairness
 	f.EventsAvg, f.EventsStddev = MeanStddev(ev)
 	f.TimeAvg, f.TimeStddev = MeanStddev(lt)
 	return f

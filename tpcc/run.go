@@ -194,7 +194,7 @@ func RunWith(ctx context.Context, cfg *mysql.Config, o Options, report func(Inte
 		}
 		return t
 	}
-	emit := func(now time.Duration, t *tally, ph oltp.Phase) {
+	emit := func(now time.Duration, t *tally, ph engine.Phase) {
 		if report != nil && now > last {
 			report(t.interval(ph, last, now, o.Threads, o.Percentile))
 		}
@@ -218,16 +218,16 @@ loop:
 		case <-ticker.C:
 			now := time.Since(t0)
 			t := collect()
-			ph := oltp.PhaseWarmup
+			ph := engine.PhaseWarmup
 			if measuring {
-				ph = oltp.PhaseRun
+				ph = engine.PhaseRun
 				measure.add(t)
 			}
 			emit(now, t, ph)
 		case <-warmTimer:
 			now := time.Since(t0)
 			t := collect()
-			emit(now, t, oltp.PhaseWarmup)
+			emit(now, t, engine.PhaseWarmup)
 			measuring = true
 			measureStart = now
 			warmTimer = nil
@@ -260,7 +260,7 @@ loop:
 			// The stretch after the last tick: in the record, so that
 			// the intervals add up to the result; not printed (sysbench
 			// prints whole intervals only).
-			iv := t.interval(oltp.PhaseRun, last, now, o.Threads, o.Percentile)
+			iv := t.interval(engine.PhaseRun, last, now, o.Threads, o.Percentile)
 			iv.Partial = true
 			report(iv)
 		}
@@ -310,7 +310,7 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 		ts := TypeStats{Type: typ.String(), Committed: m.committed[typ], Restarts: m.restarts[typ],
 			PerMin:  perMin(m.committed[typ], elapsed),
 			Latency: (&engine.Tally{Events: h.TotalCount(), LatSum: m.typeSum[typ], Hist: h}).Latency(o.Percentile)}
-		if ts.Latency != (oltp.Latency{}) {
+		if ts.Latency != (engine.Latency{}) {
 			ts.Latency.Min = float64(h.Min()) / 1000
 			ts.Latency.Max = float64(h.Max()) / 1000
 		}

@@ -74,7 +74,7 @@ type TypeStats struct {
 	Restarts int64        `json:"restarts"`
 	PerMin   float64      `json:"per_min"`
 	Share    float64      `json:"share"` // of all events
-	Latency  oltp.Latency `json:"latency"`
+	Latency  engine.Latency `json:"latency"`
 }
 
 // Result is a TPC-C run's measured window: sysbench's report (Sysbench)
@@ -132,7 +132,7 @@ func perMin(n int64, d time.Duration) float64 {
 	return float64(n) / d.Minutes()
 }
 
-func (t *tally) interval(ph oltp.Phase, start, end time.Duration, threads int, p float64) Interval {
+func (t *tally) interval(ph engine.Phase, start, end time.Duration, threads int, p float64) Interval {
 	iv := Interval{Interval: t.Interval(p)}
 	iv.Phase, iv.Start, iv.End, iv.Threads = ph, start, end, threads
 	iv.NewOrders = t.committed[NewOrder]
