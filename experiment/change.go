@@ -9,9 +9,6 @@ import (
 // (record.Change: run.json stores it, with the runner's overrides).
 type Change = record.Change
 
-// MemoryKey is the limit key whose shrinking restarts the server.
-const MemoryKey = record.MemoryKey
-
 // Between is the change before cell c, given the cell the server ran
 // before (nil: none, the server is new) and, per variable, whether it
 // takes a value only at start on the server at hand (catalog.RestartNeed,
@@ -41,7 +38,7 @@ func Between(prev *Cell, c *Cell, need func(name string) catalog.Need) Change {
 			}
 		}
 		if lc, shrink := LimitChanges(prev.Limits, c.Limits); shrink {
-			ch.Restart = append(ch.Restart, Param{Name: MemoryKey, Value: c.Limits.Get(MemoryKey)})
+			ch.Restart = append(ch.Restart, Param{Name: record.MemoryKey, Value: c.Limits.Get(record.MemoryKey)})
 		} else {
 			ch.Limits = lc
 		}

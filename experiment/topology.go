@@ -36,9 +36,6 @@ const (
 	TopologyGalera   = catalog.TopologyGalera
 )
 
-// MaxNodes bounds a topology: the servers all run on this machine.
-const MaxNodes = catalog.MaxTopologyNodes
-
 // Topology is the servers one cell runs on.
 type Topology struct {
 	Kind     string `json:"kind"`
@@ -343,8 +340,8 @@ func (d *decoder) observeSection(t map[string]any, m *Manifest) {
 					}
 				case "node":
 					n, ok := mt[f].(int64)
-					if !ok || n < 1 || n > MaxNodes {
-						d.problem(fk, "a node number from 1 (the primary) to %d", MaxNodes)
+					if !ok || n < 1 || n > catalog.MaxTopologyNodes {
+						d.problem(fk, "a node number from 1 (the primary) to %d", catalog.MaxTopologyNodes)
 						continue
 					}
 					cm.Node = int(n)
@@ -392,8 +389,8 @@ func (d *decoder) events(v any, m *Manifest) {
 				ev.At = dur
 			case "node":
 				n, ok := et[f].(int64)
-				if !ok || n < 1 || n > MaxNodes {
-					d.problem(fk, "%s: a node number from 1 (the primary) to %d", key, MaxNodes)
+				if !ok || n < 1 || n > catalog.MaxTopologyNodes {
+					d.problem(fk, "%s: a node number from 1 (the primary) to %d", key, catalog.MaxTopologyNodes)
 					continue
 				}
 				ev.Node = int(n)

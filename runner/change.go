@@ -6,6 +6,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -103,7 +104,7 @@ func (r *Runner) overrides(plan, did experiment.Change) []string {
 		}
 		for _, p := range did.Restart {
 			switch {
-			case planned[p.Name], p.Name == experiment.MemoryKey: // applyLimits says why
+			case planned[p.Name], p.Name == record.MemoryKey: // applyLimits says why
 			case r.readOnly[catalog.VariableName(p.Name)]:
 				ro = append(ro, p.Name)
 			default:

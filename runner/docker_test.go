@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/catalog"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -23,9 +24,9 @@ func needDockerImage(t *testing.T) {
 	err := server.DockerAvailable(ctx)
 	if err == nil {
 		var ok bool
-		ok, err = server.DockerImageExists(ctx, server.DefaultDockerImage)
+		ok, err = server.DockerImageExists(ctx, catalog.DefaultDockerImage)
 		if err == nil && !ok {
-			err = &server.ImageMissingError{Image: server.DefaultDockerImage}
+			err = &server.ImageMissingError{Image: catalog.DefaultDockerImage}
 		}
 	}
 	if err != nil {
@@ -83,7 +84,7 @@ sync_binlog = [0, 1]
 func TestDockerImageAxis(t *testing.T) {
 	needDockerImage(t)
 	alt := "benchmatrix/mariadb:axis-test"
-	if out, err := exec.Command("docker", "tag", server.DefaultDockerImage, alt).CombinedOutput(); err != nil {
+	if out, err := exec.Command("docker", "tag", catalog.DefaultDockerImage, alt).CombinedOutput(); err != nil {
 		t.Fatalf("docker tag: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("docker", "rmi", alt).Run() })

@@ -12,6 +12,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -91,7 +92,7 @@ func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *resul
 				return nil, fmt.Errorf("restart for a smaller memory limit: %w", err)
 			}
 			res.Restarted = true
-			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: experiment.MemoryKey, Value: want.Get(experiment.MemoryKey)})
+			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: record.MemoryKey, Value: want.Get(record.MemoryKey)})
 			// The restart lost what SET GLOBAL set in the load phase:
 			// set it again and read it back.
 			if err := r.configure(ctx, c, res); err != nil {

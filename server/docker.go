@@ -27,10 +27,6 @@ import (
 	"benchmatrix/exitcode"
 )
 
-// DefaultDockerImage is the docker provider's default image (its catalog
-// descriptor says so).
-const DefaultDockerImage = catalog.DefaultDockerImage
-
 // DockerConfig says how to run a server in a container.
 type DockerConfig struct {
 	// Image is "repo:tag"; empty means DefaultDockerImage. It must already
@@ -206,7 +202,7 @@ func splitImage(image string) (repo, tag string) {
 // waits until a real SQL connection succeeds.
 func StartDocker(ctx context.Context, cfg DockerConfig) (_ *Docker, err error) {
 	if cfg.Image == "" {
-		cfg.Image = DefaultDockerImage
+		cfg.Image = catalog.DefaultDockerImage
 	}
 	if cfg.ReadyTimeout <= 0 {
 		cfg.ReadyTimeout = 2 * time.Minute

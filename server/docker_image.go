@@ -85,7 +85,7 @@ const dockerProbeTimeoutTotal = 2 * time.Minute
 // image must be present (benchmatrix never pulls: *ImageMissingError).
 func InspectDockerImage(ctx context.Context, image string) (_ DockerImage, err error) {
 	if image == "" {
-		image = DefaultDockerImage
+		image = catalog.DefaultDockerImage
 	}
 	repo, tag := splitImage(image)
 	out := DockerImage{Image: repo + ":" + tag}

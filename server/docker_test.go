@@ -36,7 +36,7 @@ func needDockerImage(t *testing.T) string {
 		}
 		t.Skipf("skipping the docker provider tests: %v", err)
 	}
-	image := DefaultDockerImage
+	image := catalog.DefaultDockerImage
 	ok, err := DockerImageExists(ctx, image)
 	if err != nil {
 		t.Fatal(err)

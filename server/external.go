@@ -30,10 +30,6 @@ type ExternalConfig struct {
 	ConnectTimeout time.Duration
 }
 
-// PasswordEnv is the environment variable an external server's password is
-// read from when neither the DSN nor the configuration holds one.
-const PasswordEnv = catalog.PasswordEnv
-
 // External is a server someone else runs. benchmatrix never restarts or
 // stops it: only dynamic variables change, each one's original value is
 // remembered before its first change, and Stop puts them all back.
@@ -89,7 +85,7 @@ func ConnectExternal(ctx context.Context, cfg ExternalConfig) (*External, error)
 		c.Passwd = cfg.Password
 	}
 	if c.Passwd == "" {
-		c.Passwd = os.Getenv(PasswordEnv)
+		c.Passwd = os.Getenv(catalog.PasswordEnv)
 	}
 	if cfg.ConnectTimeout <= 0 {
 		cfg.ConnectTimeout = 5 * time.Second

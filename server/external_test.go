@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"benchmatrix/catalog"
 )
 
 // externalPassword has characters a careless DSN or error formatter would
@@ -195,7 +197,7 @@ func TestExternal(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = e.Stop(ctx)
-		t.Setenv(PasswordEnv, externalPassword)
+		t.Setenv(catalog.PasswordEnv, externalPassword)
 		e, err = ConnectExternal(ctx, ExternalConfig{DSN: bare})
 		if err != nil {
 			t.Fatal(err)

@@ -25,9 +25,9 @@ func needDocker(t *testing.T) {
 	err := server.DockerAvailable(ctx)
 	if err == nil {
 		var ok bool
-		ok, err = server.DockerImageExists(ctx, server.DefaultDockerImage)
+		ok, err = server.DockerImageExists(ctx, catalog.DefaultDockerImage)
 		if err == nil && !ok {
-			err = &server.ImageMissingError{Image: server.DefaultDockerImage}
+			err = &server.ImageMissingError{Image: catalog.DefaultDockerImage}
 		}
 	}
 	if err != nil {

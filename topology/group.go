@@ -239,7 +239,7 @@ func (c *Cluster) needsGroupImage(ctx context.Context) (catalog.MySQLVersion, er
 	k := c.cfg.Topology.Describe()
 	image := c.cfg.Image
 	if image == "" {
-		image = server.DefaultDockerImage
+		image = catalog.DefaultDockerImage
 	}
 	img, err := server.InspectDockerImage(ctx, image)
 	if err != nil {

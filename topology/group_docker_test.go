@@ -76,7 +76,7 @@ exec /entrypoint.sh "$@"
 `,
 		"keyring_file.so": "",
 	}
-	dockerfile := "FROM " + server.DefaultDockerImage + "\n" +
+	dockerfile := "FROM " + catalog.DefaultDockerImage + "\n" +
 		"COPY mysqld /usr/local/sbin/mysqld\n" +
 		"COPY entrypoint.sh /fake-mysql-entrypoint.sh\n" +
 		"COPY keyring_file.so /opt/fake-mysql/plugin/keyring_file.so\n"
@@ -140,7 +140,7 @@ func TestGroupDockerRefusesImages(t *testing.T) {
 	needDocker(t)
 	noPlugin := fakeMySQLImage(t, false)
 	for _, c := range []struct{ image, want string }{
-		{server.DefaultDockerImage, `[topology] kind = "group" needs MySQL's own mysqld (5.7.17+, 8.0 or 8.4) with its group_replication plugin: MariaDB has no group replication; [server] image = "benchmatrix/mariadb:10.11" runs mysqld in benchmatrix/mariadb:10.11 (mariadb 10.11.`},
+		{catalog.DefaultDockerImage, `[topology] kind = "group" needs MySQL's own mysqld (5.7.17+, 8.0 or 8.4) with its group_replication plugin: MariaDB has no group replication; [server] image = "benchmatrix/mariadb:10.11" runs mysqld in benchmatrix/mariadb:10.11 (mariadb 10.11.`},
 		{noPlugin, `[topology] kind = "group": [server] image = "` + noPlugin + `" (mysql 8.4.3) has no group replication plugin: its plugin directory /opt/fake-mysql/plugin/ has no group_replication.so`},
 		{"benchmatrix-test/no-such-image:1", `[server] image = "benchmatrix-test/no-such-image:1": docker image benchmatrix-test/no-such-image:1 is not present and benchmatrix never pulls; load it first`},
 	} {

@@ -19,6 +19,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/cache"
+	"benchmatrix/catalog"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -519,11 +520,11 @@ func needDockerImage(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	if ok, err := server.DockerImageExists(ctx, server.DefaultDockerImage); err != nil || !ok {
+	if ok, err := server.DockerImageExists(ctx, catalog.DefaultDockerImage); err != nil || !ok {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("image %s: %v", server.DefaultDockerImage, err)
+			t.Fatalf("image %s: %v", catalog.DefaultDockerImage, err)
 		}
-		t.Skip("no image ", server.DefaultDockerImage)
+		t.Skip("no image ", catalog.DefaultDockerImage)
 	}
 }
 
