@@ -212,10 +212,17 @@ func Conclude(r *Run) *Conclusion {
 	if len(stalled) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("stalls in the measured window: %s", strings.Join(stalled, "; ")))
 	}
+	var noisy []string
 	for _, s := range CellStats(r) {
 		if s.Noisy {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s is noisy (%s)", s.Name, s.Why))
+			noisy = append(noisy, fmt.Sprintf("%s (%s)", s.Name, s.Why))
 		}
+	}
+	switch {
+	case len(noisy) == 1:
+		c.Warnings = append(c.Warnings, strings.Replace(noisy[0], " (", " is noisy (", 1))
+	case len(noisy) > 1:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d cells are noisy: %s", len(noisy), strings.Join(noisy, ", ")))
 	}
 	// The repeats' trends, judged together against each round's contention
 	// and the cells restarted cold (trend.go).

@@ -63,7 +63,7 @@ func TestConcludeSixRounds(t *testing.T) {
 		"- `b1e1 < b0e1 < b0e0`: **held** (b0e1 / b1e1 = 2.01 (p=0.031, in 6 of 6 rounds); b0e0 / b0e1 = 2.24 (p=0.031, in 6 of 6 rounds))",
 		"- `b0e0 > 3 * b1e1`: **held** (b0e0 / 3×b1e1 = 1.50",
 		// The spread of each cell is large, the pairing cancels it:
-		"- b0e1 is noisy (95% CI ±7.9% > ±5%)",
+		"- 3 cells are noisy: b1e1 (CoV 5.2% > 5%), b0e1 (95% CI ±7.9% > ±5%), b0e0 (95% CI ±6.0% > ±5%)",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("conclusion lacks %q:\n%s", want, b.String())
