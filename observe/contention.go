@@ -114,12 +114,6 @@ func otherIO(prev, cur map[string]float64, dt float64) float64 {
 // Contention summarises a cell's measured intervals (parts.Contention).
 type Contention = parts.Contention
 
-// AssessContention is parts.AssessContention: a pure function of the
-// per-interval values.
-func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th parts.ContentionThresholds) Contention {
-	return parts.AssessContention(cpuOther, steal, ioOther, ioAll, th)
-}
-
 // QuietCPUPct is the host CPU, in % of one CPU, that other processes may
 // use for the host to count as quiet (wait_quiet).
 const QuietCPUPct = 25.0
