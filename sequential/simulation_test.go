@@ -3,10 +3,12 @@ package sequential
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -271,8 +273,7 @@ func recordedRounds(t *testing.T) []noise {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join("testdata", "rounds-*.tsv"))
 	type pair struct{ a, b float64 }
-	var runs [][]pair
-	names := map[string]int{}
+	byKind := map[string][][]pair{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -294,36 +295,32 @@ func recordedRounds(t *testing.T) []noise {
 		if len(rs) < simMax {
 			t.Fatalf("%s: %d rounds, want at least %d", f, len(rs), simMax)
 		}
-		runs = append(runs, rs)
-		names[strings.SplitN(strings.TrimPrefix(filepath.Base(f), "rounds-"), "-", 2)[0]]++
+		kind := strings.SplitN(strings.TrimPrefix(filepath.Base(f), "rounds-"), "-", 2)[0]
+		byKind[kind] = append(byKind[kind], rs)
 	}
-	if len(runs) == 0 {
+	if len(byKind) == 0 {
 		t.Fatal("no recorded rounds in testdata/rounds-*.tsv")
 	}
-	kinds := make([]string, 0, len(names))
-	for k, v := range names {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, v))
+	var out []noise
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		runs := byKind[kind]
+		var run, start int
+		var flip bool
+		out = append(out, noise{
+			name: fmt.Sprintf("recorded A/A rounds, %s (%d pairs of cells x 25 rounds)", kind, len(runs)),
+			round: func(rng *rand.Rand, k int) (float64, float64) {
+				if k == 0 {
+					run = rng.IntN(len(runs))
+					start, flip = rng.IntN(len(runs[run])), rng.IntN(2) == 0
+				}
+				p := runs[run][(start+k)%len(runs[run])]
+				if flip {
+					return p.b, p.a
+				}
+				return p.a, p.b
+			},
+			power: map[string]float64{"contended": 0.06, "quiet": 0.95}[kind],
+		})
 	}
-	sort.Strings(kinds)
-	type state struct {
-		run, start int
-		flip       bool
-	}
-	var cur state
-	return []noise{{
-		name: fmt.Sprintf("recorded A/A rounds of real runs (%s)", strings.Join(kinds, ", ")),
-		round: func(rng *rand.Rand, k int) (float64, float64) {
-			if k == 0 {
-				r := rng.IntN(len(runs))
-				cur = state{run: r, start: rng.IntN(len(runs[r])), flip: rng.IntN(2) == 0}
-			}
-			rs := runs[cur.run]
-			p := rs[(cur.start+k)%len(rs)]
-			if cur.flip {
-				return p.b, p.a
-			}
-			return p.a, p.b
-		},
-		power: 0.06,
-	}}
+	return out
 }
