@@ -140,7 +140,11 @@ func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
 	if err := r.ensureData(ctx, cr, c.Workload); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	if res.Data == "restored" || res.Data == "cached" { // cached: a dataHook's restore (datacache.go)
+	// A restore (cached: a dataHook's, datacache.go) and the snapshot
+	// saved after a first load both restart the server: set the cell's
+	// globals again (the snapshot's restart once ran tpcc-durability's
+	// first b1e1 on sync_binlog = 0 and failed it at the read-back).
+	if res.Data == "restored" || res.Data == "cached" || cr.snapshotted {
 		if err := r.configure(ctx, c, res); err != nil {
 			return err
 		}
@@ -533,6 +537,7 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o engine.Spec) err
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
+		cr.snapshotted = true
 		for _, h := range cr.hooks {
 			if d, ok := h.(dataHook); ok {
 				d.snapshotted(ctx, cr, key, o)

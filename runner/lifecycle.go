@@ -162,6 +162,9 @@ type cellRun struct {
 	res      *results.Cell
 	hooks    []hook
 	workload engine.Workload // the cell's engine (workloadOf)
+	// snapshotted: ensureData saved a snapshot of the data it loaded,
+	// which restarts the server (prepareCell sets the globals again).
+	snapshotted bool
 
 	ctx    context.Context // ends when the server stops answering
 	cancel context.CancelCauseFunc

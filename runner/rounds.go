@@ -34,7 +34,7 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 		return r.runCells(ctx, run, w, todo)
 	}
 	var err error
-	for len(todo) > 0 && err == nil {
+	for len(todo) > 0 {
 		round := r.plan.Cells[todo[0]].Repeat
 		k := 0
 		for k < len(todo) && r.plan.Cells[todo[k]].Repeat == round {
@@ -45,13 +45,10 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 		if err != nil && !errors.Is(err, ErrCellsFailed) {
 			break
 		}
-		r.chooseLength(run, spec)
+		r.chooseLength(run, spec, round)
 		if len(todo) > 0 && r.cfg.Shard == nil {
 			fmt.Fprintf(r.log, "%s\n", roundState(run, spec, round))
 		}
-	}
-	if len(todo) > 0 && err == nil {
-		err = r.runCells(ctx, run, w, todo)
 	}
 	stopped := ""
 	for stopped == "" {
@@ -103,6 +100,10 @@ func roundState(run *results.Run, spec results.RoundsSpec, round int) string {
 	}
 	var parts []string
 	for _, d := range ds {
+		if d.Pairs == 0 {
+			parts = append(parts, fmt.Sprintf("%s: no round measured both yet", d.Label))
+			continue
+		}
 		parts = append(parts, fmt.Sprintf("%s %.2fx%s (CI %s)", d.Label, d.Ratio, figureOf(d), d.CIText()))
 	}
 	return fmt.Sprintf("after round %d of the %d before the first look: %s", round, spec.MinRounds, strings.Join(parts, ", "))
@@ -112,13 +113,13 @@ func roundState(run *results.Run, spec results.RoundsSpec, round int) string {
 // the cells of the rounds after it measure the length chosen from its
 // per-second noise and its setup time (sequential.ChooseLength); a resumed
 // run chooses again from the same cells, and so the same.
-func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec) {
+func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec, round int) {
 	if !r.m.Policy.DurationAuto || r.length != nil {
 		return
 	}
 	var cells []sequential.CellNoise
 	for _, c := range run.Cells {
-		if c.Repeat != 1 || c.Status != results.CellOK || c.Result == nil {
+		if c.Repeat != round || c.Status != results.CellOK || c.Result == nil {
 			continue
 		}
 		var ps []float64
@@ -134,7 +135,8 @@ func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec) {
 		names[c.Name] = true
 	}
 	if len(cells) < len(names) {
-		return // the first round is not whole yet (or a cell of it failed)
+		fmt.Fprintf(r.log, "duration auto: round %d had %d of %d cells ok; the length is chosen after a round with all of them\n", round, len(cells), len(names))
+		return
 	}
 	ds, err := results.DecideRounds(run, spec)
 	var cmp []sequential.Comparison
@@ -154,7 +156,7 @@ func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec) {
 		rec.Why = fmt.Sprintf("kept the first round's %s: %v", pilot, errors.Join(err, rerr))
 	default:
 		rec.Seconds, rec.Why = float64(choice.Seconds), choice.Why
-		r.plan = r.plan.WithDuration(2, time.Duration(choice.Seconds)*time.Second)
+		r.plan = r.plan.WithDuration(round+1, time.Duration(choice.Seconds)*time.Second)
 		run.Plan = experiment.PlanRecord(r.plan.Cells)
 	}
 	r.length = rec
