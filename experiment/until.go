@@ -16,8 +16,8 @@ import (
 // in the plan's order) until every scenario-vs-baseline comparison and
 // every expectation is decided, or max_repeats rounds or the budget are
 // spent. The decision is the sequential package's; the runner's loop is
-// runner/rounds.go, the record and the Conclusion's sentence
-// results/rounds.go.
+// runner/rounds.go, the record analysis/rounds.go, the Conclusion's
+// sentence results/rounds.go.
 
 // The until values.
 const (

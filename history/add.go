@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/exitcode"
 	"benchmatrix/record"
 	"benchmatrix/results"
@@ -205,7 +206,7 @@ func (s *Store) add(ctx context.Context, r *record.Run, meta Meta) (*Added, erro
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	ratios := map[string]results.PairedRatio{}
+	ratios := map[string]analysis.PairedRatio{}
 	baseOf := map[string]string{}
 	if r.Baseline != "" {
 		for _, l := range results.Conclude(r).Ratios {

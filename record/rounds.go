@@ -2,7 +2,7 @@ package record
 
 import "fmt"
 
-// What until = "conclusive" did (results/rounds.go decides and writes it).
+// What until = "conclusive" did (analysis/rounds.go decides it, results/rounds.go writes it).
 
 // RoundsSpec is what the decisions need of the run's until settings.
 type RoundsSpec struct {
@@ -25,7 +25,7 @@ type RoundDecision struct {
 	X           string `json:"x"`
 	Y           string `json:"y"`
 	// Figure is the cells.csv column decided on: the cells' shared
-	// headline (results.ComparisonFigure), or the expectation's column;
+	// headline (analysis.ComparisonFigure), or the expectation's column;
 	// empty in a run.json written before: tps.
 	Figure  string  `json:"figure,omitempty"`
 	Alpha   float64 `json:"alpha"` // the pair's level (Bonferroni within an expectation)

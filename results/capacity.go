@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"benchmatrix/analysis"
 	"benchmatrix/capacity"
 	"benchmatrix/record"
 )
@@ -117,11 +118,11 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 	if r.Baseline != "" {
 		sums := r.Summaries()
 		for _, s := range sums {
-			b := BaselineFor(r.Baseline, s, sums)
+			b := analysis.BaselineFor(r.Baseline, s, sums)
 			if b == "" || b == s.Name || by[s.Name] == nil || by[b] == nil || !by[s.Name][0].Capacity.Searched {
 				continue
 			}
-			xs, ys := pairedValues(br, s.Name, b, "capacity")
+			xs, ys := analysis.PairedValues(br, s.Name, b, "capacity")
 			if line := capacityRatioSentence(s.Name, b, by[s.Name][0].Capacity.SLO.String(), xs, ys, by); line != "" {
 				lines = append(lines, line)
 			}
@@ -138,13 +139,13 @@ func runWhy(k *record.CellCapacity) string {
 }
 
 // capacityRatioSentence adds to the Conclusion's ratio line of a cell
-// against its baseline (on capacity: headline.go) what the searches say
+// against its baseline (on capacity: analysis/headline.go) what the searches say
 // when the rounds are too few for an interval: the range their brackets
 // allow (each capacity lies between its search's capacity and lowest
 // missing rate). With enough rounds the ratio line says it all, and there
 // is no sentence ("").
 func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*Cell) string {
-	pr := RatioFromPairs(xs, ys)
+	pr := analysis.RatioFromPairs(xs, ys)
 	if pr.Rounds == 0 {
 		return fmt.Sprintf("%s against %s at %s: no round in which both sustained a rate (a capacity of 0 has no ratio)", cell, base, slo)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/capacity"
 	"benchmatrix/engine"
 	"benchmatrix/record"
@@ -95,13 +96,13 @@ func TestCapacityConclusion(t *testing.T) {
 func TestCapacityConclusionFewRoundsAndBelow(t *testing.T) {
 	t.Parallel()
 	r := capacityRun(map[string][]float64{"b1e1": {2000}, "b0e0": {8000}})
-	lines, _ := capacityLines(r, byRepeat(r))
+	lines, _ := capacityLines(r, analysis.ByRepeat(r))
 	text := strings.Join(lines, "\n")
 	if !strings.Contains(text, "b0e0 against b1e1 at p99 < 50ms: 1 paired round, too few for a 95% interval; the searches' brackets allow 3.70–4.32x") {
 		t.Errorf("one round:\n%s", text)
 	}
 	r = capacityRun(map[string][]float64{"b1e1": {0, 0}, "b0e0": {8000, 8100}})
-	lines, _ = capacityLines(r, byRepeat(r))
+	lines, _ = capacityLines(r, analysis.ByRepeat(r))
 	text = strings.Join(lines, "\n")
 	for _, want := range []string{"b1e1: **above the SLO even at the lowest rate** (p99 < 50ms missed even at 1/s, the lowest rate tried)",
 		"b0e0 against b1e1 at p99 < 50ms: no round in which both sustained a rate"} {

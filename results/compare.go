@@ -10,6 +10,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
@@ -132,7 +133,7 @@ type CellComparison struct {
 	// run was contended.
 	Contention string `json:"contention,omitempty"`
 	// BaseRatio and NewRatio are the cell's headline figure (tps; NOPM for
-	// tpcc: headline.go) against its baseline cell within each run: the paired ratio of the run's Conclusion (nil for a
+	// tpcc: analysis/headline.go) against its baseline cell within each run: the paired ratio of the run's Conclusion (nil for a
 	// baseline cell or a run without a baseline).
 	BaseRatio *RatioLine         `json:"base_ratio,omitempty"`
 	NewRatio  *RatioLine         `json:"new_ratio,omitempty"`
@@ -287,7 +288,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 	}
 	if ciMissing {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("a 95%% confidence interval of the median needs ≥%d repeats; medians with fewer are shown without one",
-			MinSamplesForCI(Confidence)))
+			MinSamplesForCI(analysis.Confidence)))
 	}
 	c.Warnings = append(c.Warnings, failedNotes...)
 	for _, cc := range c.Cells {
@@ -308,7 +309,7 @@ func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricCompar
 	bv, nv := values(base, m.value), values(new, m.value)
 	mc := MetricComparison{
 		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
-		Base: MedianCI(bv, Confidence), New: MedianCI(nv, Confidence),
+		Base: MedianCI(bv, analysis.Confidence), New: MedianCI(nv, analysis.Confidence),
 		BaseCoV: CoV(bv), NewCoV: CoV(nv),
 		DeltaPct: math.NaN(), P: math.NaN(), Verdict: Unchanged,
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
@@ -14,7 +14,7 @@ import (
 
 // The Conclusion of a run: what a design review can paste. For each cell
 // against its baseline cell, the ratio of tps estimated from the paired
-// rounds (paired.go: Hodges-Lehmann on per-round log ratios, its
+// rounds (analysis/paired.go: Hodges-Lehmann on per-round log ratios, its
 // distribution-free 95 % interval and the Wilcoxon signed-rank p), the
 // mechanism in one line, the expectations held or broken, and every warning
 // that undermines it.
@@ -27,12 +27,12 @@ const (
 )
 
 // RatioLine is one cell against its baseline cell, on the figure
-// ComparisonFigure chose (headline.go).
+// analysis.ComparisonFigure chose (analysis/headline.go).
 type RatioLine struct {
-	Cell     string          `json:"cell"`
-	Baseline string          `json:"baseline"`
-	Figure   engine.Headline `json:"figure"`
-	Ratio    PairedRatio     `json:"ratio"`
+	Cell     string               `json:"cell"`
+	Baseline string               `json:"baseline"`
+	Figure   engine.Headline      `json:"figure"`
+	Ratio    analysis.PairedRatio `json:"ratio"`
 }
 
 // ExpectResult is one expectation checked on one group of cells (the cells
@@ -69,49 +69,11 @@ func (c *Conclusion) Broken() []ExpectResult {
 	return out
 }
 
-// Alpha of the Conclusion's tests.
-const conclusionAlpha = DefaultAlpha
-
-// byRepeat is a run's successful cell runs by name and repeat.
-func byRepeat(r *Run) map[string]map[int]*Cell {
-	out := map[string]map[int]*Cell{}
-	for i := range r.Cells {
-		c := &r.Cells[i]
-		if out[c.Name] == nil {
-			out[c.Name] = map[int]*Cell{}
-		}
-		if c.Status == CellOK && c.Result != nil {
-			out[c.Name][c.Repeat] = c
-		}
-	}
-	return out
-}
-
-// pairedValues returns column's values of cells x and y in the rounds both
-// finished, in repeat order.
-func pairedValues(br map[string]map[int]*Cell, x, y, column string) (xs, ys []float64) {
-	var reps []int
-	for rep := range br[x] {
-		if _, ok := br[y][rep]; ok {
-			reps = append(reps, rep)
-		}
-	}
-	sort.Ints(reps)
-	for _, rep := range reps {
-		a, b := CellValue(br[x][rep], column), CellValue(br[y][rep], column)
-		if math.IsNaN(a) || math.IsNaN(b) {
-			continue
-		}
-		xs, ys = append(xs, a), append(ys, b)
-	}
-	return xs, ys
-}
-
 // Conclude computes the Conclusion of a run.
 func Conclude(r *Run) *Conclusion {
 	c := &Conclusion{Mechanism: map[string]string{}}
 	sums := r.Summaries()
-	br := byRepeat(r)
+	br := analysis.ByRepeat(r)
 	med, _ := mechanismMedians(r)
 	for _, s := range sums {
 		if line := mechanismLine(med[s.Name]); line != "" {
@@ -123,30 +85,30 @@ func Conclude(r *Run) *Conclusion {
 	var figureNotes []string
 	if r.Baseline != "" {
 		for _, s := range sums {
-			b := BaselineFor(r.Baseline, s, sums)
+			b := analysis.BaselineFor(r.Baseline, s, sums)
 			if b == "" || b == s.Name {
 				continue
 			}
-			fig, note := ComparisonFigure(r, s.Name, b) // headline.go
+			fig, note := analysis.ComparisonFigure(r, s.Name, b) // analysis/headline.go
 			if note != "" {
 				figureNotes = append(figureNotes, note)
 			}
-			xs, ys := pairedValues(br, s.Name, b, fig.Name)
-			pr := RatioFromPairs(xs, ys)
+			xs, ys := analysis.PairedValues(br, s.Name, b, fig.Name)
+			pr := analysis.RatioFromPairs(xs, ys)
 			c.Ratios = append(c.Ratios, RatioLine{Cell: s.Name, Baseline: b, Figure: fig, Ratio: pr})
 			minRounds = min(minRounds, pr.Rounds)
-			if pr.P < conclusionAlpha {
+			if pr.P < analysis.Alpha {
 				significant++
 			}
 		}
 	}
-	roundsIntervals(c.Ratios, roundsOf(r)) // rounds.go: until = "conclusive"
+	roundsIntervals(c.Ratios, analysis.RoundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = checkExpectations(r, br)
 	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
 	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
 	capWarn := []string(nil)
-	c.Capacity, capWarn = capacityLines(r, br)      // capacity.go
-	decideExpectations(c.Expectations, roundsOf(r)) // rounds.go: until = "conclusive"
+	c.Capacity, capWarn = capacityLines(r, br)               // capacity.go
+	decideExpectations(c.Expectations, analysis.RoundsOf(r)) // rounds.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
 		if e.Status == ExpectHeld {
@@ -155,10 +117,10 @@ func Conclude(r *Run) *Conclusion {
 	}
 
 	// What undermines it.
-	need := MinRoundsForRatioCI()
+	need := analysis.MinRoundsForRatioCI()
 	// A conclusive run's ratios carry the rounds' confidence sequence
 	// (roundsIntervals), which needs no fixed number of rounds.
-	if len(c.Ratios) > 0 && minRounds < need && roundsOf(r) == nil {
+	if len(c.Ratios) > 0 && minRounds < need && analysis.RoundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
 			minRounds, pl(minRounds), need, minRounds, formatP(minSignedRankP(minRounds)), need))
 	}
@@ -227,7 +189,7 @@ func Conclude(r *Run) *Conclusion {
 	// The repeats' trends, judged together against each round's contention
 	// and the cells restarted cold (trend.go).
 	for _, t := range cellTrends(r) {
-		if t.Trend.P < conclusionAlpha {
+		if t.Trend.P < analysis.Alpha {
 			dir := "rose"
 			if t.Trend.S < 0 {
 				dir = "fell"
@@ -279,80 +241,21 @@ func pl(n int) string {
 // checkExpectations evaluates the manifest's expect entries (parsed from
 // the stored manifest text, so `report` on a stored run checks them too).
 func checkExpectations(r *Run, br map[string]map[int]*Cell) []ExpectResult {
-	if r.Manifest == "" {
-		return nil
-	}
-	m, err := experiment.Parse(r.ManifestPath, r.Manifest)
-	if err != nil || len(m.Expect) == 0 {
-		return nil
-	}
-	sums := r.Summaries()
 	var out []ExpectResult
-	for _, text := range m.Expect {
-		e, err := experiment.ParseExpect(text)
-		if err != nil {
-			continue
-		}
-		for _, g := range expectGroups(e, sums) {
+	for _, e := range analysis.Expectations(r) {
+		for _, g := range analysis.ExpectGroups(e, r.Summaries()) {
 			out = append(out, checkOne(e, g, br))
 		}
 	}
 	return out
 }
 
-// expectGroup maps each term's name to a cell name within one group of
-// cells sharing axis values.
-type expectGroup struct {
-	label string
-	cells []string // per term
-}
-
-func expectGroups(e experiment.Expectation, sums []Summary) []expectGroup {
-	byName := map[string]bool{}
-	for _, s := range sums {
-		byName[s.Name] = true
-	}
-	// Axis suffixes of the scenarios named, in run order.
-	var suffixes []string
-	seen := map[string]bool{}
-	for _, s := range sums {
-		for _, t := range e.Terms {
-			if !byName[t.Name] && s.Scenario == t.Name {
-				suf := trimScenario(s.Name, s.Scenario)
-				if !seen[suf] {
-					seen[suf] = true
-					suffixes = append(suffixes, suf)
-				}
-			}
-		}
-	}
-	if len(suffixes) == 0 {
-		suffixes = []string{""}
-	}
-	var out []expectGroup
-	for _, suf := range suffixes {
-		g := expectGroup{label: suf}
-		for _, t := range e.Terms {
-			name := t.Name
-			if !byName[name] {
-				name = t.Name + "/" + suf
-				if suf == "" {
-					name = t.Name
-				}
-			}
-			g.cells = append(g.cells, name)
-		}
-		out = append(out, g)
-	}
-	return out
-}
-
-func checkOne(e experiment.Expectation, g expectGroup, br map[string]map[int]*Cell) ExpectResult {
-	res := ExpectResult{Text: e.Text, Group: g.label, Status: ExpectHeld}
+func checkOne(e experiment.Expectation, g analysis.ExpectGroup, br map[string]map[int]*Cell) ExpectResult {
+	res := ExpectResult{Text: e.Text, Group: g.Label, Status: ExpectHeld}
 	var details []string
 	for i, op := range e.Ops {
 		l, r := e.Terms[i], e.Terms[i+1]
-		lc, rc := g.cells[i], g.cells[i+1]
+		lc, rc := g.Cells[i], g.Cells[i+1]
 		// "fl·L < fr·R" holds when R/L > fl/fr; ">" the other way round.
 		hi, lo, hiF, loF := rc, lc, r.Factor, l.Factor
 		hiName, loName := r, l
@@ -360,22 +263,22 @@ func checkOne(e experiment.Expectation, g expectGroup, br map[string]map[int]*Ce
 			hi, lo, hiF, loF = lc, rc, l.Factor, r.Factor
 			hiName, loName = l, r
 		}
-		xs, ys := pairedValues(br, hi, lo, e.Column)
+		xs, ys := analysis.PairedValues(br, hi, lo, e.Column)
 		target := loF / hiF
 		for j := range ys {
 			ys[j] *= target
 		}
-		pr := RatioFromPairs(xs, ys)
+		pr := analysis.RatioFromPairs(xs, ys)
 		status := ExpectNotShown
 		switch {
 		case pr.Rounds == 0:
-		case pr.Ratio > 1 && pr.P < conclusionAlpha:
+		case pr.Ratio > 1 && pr.P < analysis.Alpha:
 			status = ExpectHeld
-		case pr.Ratio < 1 && pr.P < conclusionAlpha:
+		case pr.Ratio < 1 && pr.P < analysis.Alpha:
 			status = ExpectBroken
 		}
-		lhs := termText(hiName)
-		rhs := termText(loName)
+		lhs := analysis.TermText(hiName)
+		rhs := analysis.TermText(loName)
 		d := fmt.Sprintf("%s / %s = %.2f", lhs, rhs, pr.Ratio)
 		if pr.Rounds == 0 {
 			d = fmt.Sprintf("%s vs %s: no paired rounds", lhs, rhs)
@@ -397,13 +300,6 @@ func checkOne(e experiment.Expectation, g expectGroup, br map[string]map[int]*Ce
 	return res
 }
 
-func termText(t experiment.ExpectTerm) string {
-	if t.Factor == 1 {
-		return t.Name
-	}
-	return fmt.Sprintf("%g×%s", t.Factor, t.Name)
-}
-
 // ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
 // 6 of 6 rounds)".
 func ratioSentence(l RatioLine) string {
@@ -416,7 +312,7 @@ func ratioSentence(l RatioLine) string {
 		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, pl(pr.Rounds))
 	}
 	sig := ""
-	if pr.P < conclusionAlpha {
+	if pr.P < analysis.Alpha {
 		sig = ", significant"
 	}
 	better := "better"
@@ -461,7 +357,7 @@ func WriteConclusion(w io.Writer, r *Run) {
 	// valid under its repeated looks; the fixed-rounds lines would repeat
 	// them with another interval.
 	decided := false
-	if rec := roundsOf(r); rec != nil && len(rec.Decisions) > 0 {
+	if rec := analysis.RoundsOf(r); rec != nil && len(rec.Decisions) > 0 {
 		decided = true
 	}
 	for _, l := range c.Ratios {
@@ -476,7 +372,7 @@ func WriteConclusion(w io.Writer, r *Run) {
 		}
 		fmt.Fprintf(w, "\nThe ratio is the Hodges-Lehmann estimate over %s of the paired rounds (each round runs every cell once); "+
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
-			of, MinRoundsForRatioCI())
+			of, analysis.MinRoundsForRatioCI())
 	}
 	writeShardReplication(w, r) // shard_conclusion.go
 	if len(c.Capacity) > 0 {
@@ -531,7 +427,7 @@ func WriteConclusion(w io.Writer, r *Run) {
 // cellTrend is a cell's tps over its repeats in run order.
 type cellTrend struct {
 	Name  string
-	Trend Trend
+	Trend analysis.Trend
 }
 
 // cellTrends runs the Mann-Kendall test on each cell's tps in the order its
@@ -539,7 +435,7 @@ type cellTrend struct {
 func cellTrends(r *Run) []cellTrend {
 	var out []cellTrend
 	for _, s := range tpsByRepeat(r) {
-		out = append(out, cellTrend{Name: s.name, Trend: MannKendall(s.tps)})
+		out = append(out, cellTrend{Name: s.name, Trend: analysis.MannKendall(s.tps)})
 	}
 	return out
 }

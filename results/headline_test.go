@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/tpcc"
 )
 
@@ -58,7 +60,7 @@ func TestTPCCConcludesOnNOPM(t *testing.T) {
 		}
 	}
 	r := tpccRun(flatTPS, doubleNOPM, true)
-	fig, note := ComparisonFigure(r, "b0e0", "b1e1")
+	fig, note := analysis.ComparisonFigure(r, "b0e0", "b1e1")
 	if fig.Name != "nopm" || note != "" {
 		t.Fatalf("ComparisonFigure: %+v, %q", fig, note)
 	}
@@ -68,15 +70,15 @@ func TestTPCCConcludesOnNOPM(t *testing.T) {
 	}
 	// The rounds decide on the same figure, so a conclusive run stops on
 	// what the Conclusion states.
-	spec := RoundsSpec{MinRounds: 3, MaxRounds: 12, Precision: 0.05}
-	ds, err := DecideRounds(r, spec)
+	spec := record.RoundsSpec{MinRounds: 3, MaxRounds: 12, Precision: 0.05}
+	ds, err := analysis.DecideRounds(r, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || ds[0].Figure != "nopm" || ds[0].Outcome != OutcomeFaster || ds[0].Ratio != c.Ratios[0].Ratio.Ratio {
+	if len(ds) != 1 || ds[0].Figure != "nopm" || ds[0].Outcome != analysis.OutcomeFaster || ds[0].Ratio != c.Ratios[0].Ratio.Ratio {
 		t.Fatalf("decisions: %+v (the Conclusion's ratio %.4f)", ds, c.Ratios[0].Ratio.Ratio)
 	}
-	rec, err := NewRoundsRecord(r, spec, StoppedDecided, time.Minute)
+	rec, err := analysis.NewRoundsRecord(r, spec, analysis.StoppedDecided, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +100,8 @@ func TestTPCCConcludesOnNOPM(t *testing.T) {
 	}
 	// On tps the same rounds decide nothing: the figure matters.
 	old := tpccRun(flatTPS, doubleNOPM, false)
-	ds, _ = DecideRounds(old, spec)
-	if len(ds) != 1 || ds[0].Figure != "tps" || ds[0].Outcome == OutcomeFaster {
+	ds, _ = analysis.DecideRounds(old, spec)
+	if len(ds) != 1 || ds[0].Figure != "tps" || ds[0].Outcome == analysis.OutcomeFaster {
 		t.Errorf("on tps: %+v", ds)
 	}
 }
@@ -130,7 +132,7 @@ func TestMixedHeadlinesCompareOnTPS(t *testing.T) {
 			r.Cells[i].Result.Headline = nil // an engine without a headline of its own: tps
 		}
 	}
-	fig, note := ComparisonFigure(r, "b0e0", "b1e1")
+	fig, note := analysis.ComparisonFigure(r, "b0e0", "b1e1")
 	if fig.Name != "tps" || !strings.Contains(note, "b0e0 vs b1e1 is compared on tps") || !strings.Contains(note, "b0e0's is NOPM, b1e1's is tps") {
 		t.Fatalf("ComparisonFigure: %+v, %q", fig, note)
 	}
@@ -195,14 +197,14 @@ func TestTPCCIntervalColumns(t *testing.T) {
 func TestTPCCBarChartOnNOPM(t *testing.T) {
 	t.Parallel()
 	r := tpccRun(flatTPS, doubleNOPM, true)
-	if fig := RunFigure(r); fig.Name != "nopm" {
+	if fig := analysis.RunFigure(r); fig.Name != "nopm" {
 		t.Fatalf("RunFigure: %+v", fig)
 	}
 	files := PlotFiles(r)
 	if len(files) == 0 || files[0].Path != PlotsDir+"/nopm.png" || files[0].Title != "NOPM by cell" {
 		t.Fatalf("first plot: %+v", files)
 	}
-	bars, names, _, withRatio := headlineBars(r, newPalette(r), RunFigure(r))
+	bars, names, _, withRatio := headlineBars(r, newPalette(r), analysis.RunFigure(r))
 	if !withRatio {
 		t.Fatal("no ratio beside the bars")
 	}
@@ -223,7 +225,7 @@ func TestTPCCBarChartOnNOPM(t *testing.T) {
 	if files := PlotFiles(old); files[0].Path != PlotsDir+"/tps.png" {
 		t.Errorf("a run without headlines: %+v", files[0])
 	}
-	bars, names, _, _ = headlineBars(old, newPalette(old), RunFigure(old))
+	bars, names, _, _ = headlineBars(old, newPalette(old), analysis.RunFigure(old))
 	for i, n := range names {
 		if bars.bars[i].median != Median(flatTPS[n]) {
 			t.Errorf("%s on tps: bar %.1f, want %.1f", n, bars.bars[i].median, Median(flatTPS[n]))

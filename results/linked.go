@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"benchmatrix/experiment"
+	"benchmatrix/analysis"
 )
 
 // The mechanism linked to the outcome (issue 27, item 4). For each cell
@@ -77,23 +77,12 @@ func linkedPairs(r *Run, ratios []RatioLine) []linkedPair {
 	for _, l := range ratios {
 		add(l.Cell, l.Baseline)
 	}
-	if r.Manifest == "" {
-		return out
-	}
-	m, err := experiment.Parse(r.ManifestPath, r.Manifest)
-	if err != nil {
-		return out
-	}
 	sums := r.Summaries()
-	for _, text := range m.Expect {
-		e, err := experiment.ParseExpect(text)
-		if err != nil {
-			continue
-		}
-		for _, g := range expectGroups(e, sums) {
-			for i := 0; i+1 < len(g.cells); i++ {
+	for _, e := range analysis.Expectations(r) {
+		for _, g := range analysis.ExpectGroups(e, sums) {
+			for i := 0; i+1 < len(g.Cells); i++ {
 				// "a < b": b against a; "a > b": a against b.
-				cell, ref := g.cells[i+1], g.cells[i]
+				cell, ref := g.Cells[i+1], g.Cells[i]
 				if i < len(e.Ops) && e.Ops[i] == ">" {
 					cell, ref = ref, cell
 				}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 
 	"gonum.org/v1/plot"
@@ -173,7 +174,7 @@ func plotGroups(r *Run) []plotGroup {
 		seen[c.Name] = true
 		key := ""
 		if c.Scenario != "" {
-			key = trimScenario(c.Name, c.Scenario)
+			key = analysis.TrimScenario(c.Name, c.Scenario)
 		}
 		i, ok := at[key]
 		if !ok {
@@ -197,7 +198,7 @@ func PlotFiles(r *Run) []PlotFile {
 	if !anyOK {
 		return nil
 	}
-	fig := RunFigure(r) // headline.go: NOPM for tpcc cells
+	fig := analysis.RunFigure(r) // analysis/headline.go: NOPM for tpcc cells
 	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + safeName(fig.Name) + ".png"}}
 	used := map[string]bool{safeName(fig.Name): true}
 	for _, g := range plotGroups(r) {
@@ -907,12 +908,12 @@ func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, 
 }
 
 // barChart draws plots/tps.png (plots/nopm.png for tpcc cells: the
-// run's headline figure, RunFigure): one horizontal bar per cell, the
+// run's headline figure, analysis.RunFigure): one horizontal bar per cell, the
 // median over its successful repeats, with a min–max whisker when
 // repeated, coloured like the cell's lines in the time-series figures, and
 // beside it the Conclusion's ratio, on the same figure.
 func barChart(r *Run, pal palette) ([]byte, error) {
-	fig := RunFigure(r)
+	fig := analysis.RunFigure(r)
 	sums := r.Summaries()
 	bars, names, repeated, withRatio := headlineBars(r, pal, fig)
 	// NominalY counts from the bottom: the first cell goes on top.
@@ -946,7 +947,7 @@ func barChart(r *Run, pal palette) ([]byte, error) {
 	caption := "Measured window only (warm-up excluded)."
 	if withRatio {
 		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
-			strconv.Itoa(MinRoundsForRatioCI()) + " rounds on."
+			strconv.Itoa(analysis.MinRoundsForRatioCI()) + " rounds on."
 	}
 	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
 }
@@ -1122,7 +1123,7 @@ func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
 // cells, from intervals.csv's column), under tps: the Conclusion compares
 // it, so the figure that explains a ratio shows it over time.
 func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
-	fig := RunFigure(r) // headline.go
+	fig := analysis.RunFigure(r) // analysis/headline.go
 	if fig.Name == engine.TPS.Name {
 		return nil, ""
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 )
@@ -181,7 +182,7 @@ func TestLogAxisWhenCellsDifferTenfold(t *testing.T) {
 	for i, tps := range []float64{43, 25000} {
 		r.Cells = append(r.Cells, Cell{Name: []string{"trx1", "trx2"}[i], Repeat: 1, Status: CellOK, Result: resultWithTPS(tps)})
 	}
-	bars, _, _, _ := headlineBars(r, newPalette(r), RunFigure(r))
+	bars, _, _, _ := headlineBars(r, newPalette(r), analysis.RunFigure(r))
 	if bars.floor != 10 {
 		t.Errorf("bar chart floor = %v, want 10 (the decade under 43)", bars.floor)
 	}

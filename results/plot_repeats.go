@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"benchmatrix/analysis"
 )
 
 // The repeats figure, plots/repeats.png: each cell's tps in the order its
@@ -100,7 +102,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 				anyCold = true
 				label += " (cold)"
 			}
-			if tr := MannKendall(s.tps); tr.P < DefaultAlpha {
+			if tr := analysis.MannKendall(s.tps); tr.P < DefaultAlpha {
 				dir := "rising"
 				if tr.S < 0 {
 					dir = "falling"

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/profile"
 	"benchmatrix/record"
@@ -136,7 +137,7 @@ func profileReport(dir string, r *Run) *ProfileReport {
 			if !profiled(r, s.Name) {
 				continue
 			}
-			bname := BaselineFor(r.Baseline, s, sums)
+			bname := analysis.BaselineFor(r.Baseline, s, sums)
 			if bname == "" || bname == s.Name || !profiled(r, bname) {
 				continue
 			}

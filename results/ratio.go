@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"math"
+
+	"benchmatrix/analysis"
 )
 
 // One ratio (issue 26): "X vs baseline" within a run is the Conclusion's
@@ -27,7 +29,7 @@ func baselineRatios(r *Run) map[string]*RatioLine {
 }
 
 // ratioHeading is the Results table's ratio column: "tps vs b1e1", "NOPM
-// vs b1e1" (the figure every ratio is on: headline.go), "ratio vs b1e1"
+// vs b1e1" (the figure every ratio is on: analysis/headline.go), "ratio vs b1e1"
 // when the lines are on different figures.
 func ratioHeading(r *Run, ratios map[string]*RatioLine) string {
 	var ls []RatioLine
@@ -46,7 +48,7 @@ func ratioHeading(r *Run, ratios map[string]*RatioLine) string {
 
 // RatioText is a paired ratio as the tables show it: "1.13x (0.98-1.30)"
 // with its 95 % interval, "1.13x" without one, "-" with no paired round.
-func RatioText(pr PairedRatio) string {
+func RatioText(pr analysis.PairedRatio) string {
 	if pr.Rounds == 0 || math.IsNaN(pr.Ratio) {
 		return "-"
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"benchmatrix/analysis"
 )
 
 // setTPS gives cell name tps[k] in repeat k+1.
@@ -73,7 +75,7 @@ func TestOneRatioEverywhere(t *testing.T) {
 	if !strings.Contains(summary, fmt.Sprintf("(%s)", want)) {
 		t.Errorf("summary.md's pivot lacks (%s):\n%s", want, summary)
 	}
-	bars, names, _, _ := headlineBars(r, newPalette(r), RunFigure(r))
+	bars, names, _, _ := headlineBars(r, newPalette(r), analysis.RunFigure(r))
 	for i, n := range names {
 		if n == cell {
 			if l := bars.bars[i].label(); !strings.Contains(l, want+" vs "+baseline) {

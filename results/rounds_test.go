@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // conclusiveFlush is flushRun with until = "conclusive" in its manifest and
@@ -19,7 +22,7 @@ func conclusiveFlush(tps map[string][]float64) *Run {
 	return r
 }
 
-var flushSpec = RoundsSpec{MinRounds: 3, MaxRounds: 12, Precision: 0.05}
+var flushSpec = record.RoundsSpec{MinRounds: 3, MaxRounds: 12, Precision: 0.05}
 
 func TestDecideRounds(t *testing.T) {
 	t.Parallel()
@@ -30,17 +33,17 @@ func TestDecideRounds(t *testing.T) {
 		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
 	})
-	ds, err := DecideRounds(r, flushSpec)
+	ds, err := analysis.DecideRounds(r, flushSpec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 4 || !Decided(ds) {
+	if len(ds) != 4 || !analysis.Decided(ds) {
 		t.Fatalf("decisions: %+v", ds)
 	}
 	want := []struct {
 		label, outcome string
 		alpha          float64
-	}{{"b0e1 vs b1e1", OutcomeFaster, 0.05}, {"b0e0 vs b1e1", OutcomeFaster, 0.05}, {"b0e1 > b1e1", OutcomeFaster, 0.025}, {"b0e0 > b0e1", OutcomeFaster, 0.025}}
+	}{{"b0e1 vs b1e1", analysis.OutcomeFaster, 0.05}, {"b0e0 vs b1e1", analysis.OutcomeFaster, 0.05}, {"b0e1 > b1e1", analysis.OutcomeFaster, 0.025}, {"b0e0 > b0e1", analysis.OutcomeFaster, 0.025}}
 	for i, w := range want {
 		if ds[i].Label != w.label || ds[i].Outcome != w.outcome || ds[i].Alpha != w.alpha || ds[i].Pairs != 7 {
 			t.Errorf("decision %d: %+v, want %+v", i, ds[i], w)
@@ -58,9 +61,9 @@ func TestDecideRounds(t *testing.T) {
 		"b0e1": {2010, 2190, 1930},
 		"b0e0": {4500, 4700, 4400},
 	})
-	ds, _ = DecideRounds(three, flushSpec)
+	ds, _ = analysis.DecideRounds(three, flushSpec)
 	for _, d := range ds {
-		if d.Outcome != OutcomeFaster || d.DecidedBy != "t" || d.SignOnlyRounds < 7 || !d.SignOnlyAtLeast || !(d.CILo > 1 && d.CIHi > d.CILo) {
+		if d.Outcome != analysis.OutcomeFaster || d.DecidedBy != "t" || d.SignOnlyRounds < 7 || !d.SignOnlyAtLeast || !(d.CILo > 1 && d.CIHi > d.CILo) {
 			t.Errorf("three clear rounds: %+v", d)
 		}
 	}
@@ -71,8 +74,8 @@ func TestDecideRounds(t *testing.T) {
 		"b0e1": {2010, 2190, 700},
 		"b0e0": {4500, 4700, 4400},
 	})
-	ds, _ = DecideRounds(stalled, flushSpec)
-	if ds[0].Outcome != OutcomeUndecided || ds[0].DecidedBy != "" {
+	ds, _ = analysis.DecideRounds(stalled, flushSpec)
+	if ds[0].Outcome != analysis.OutcomeUndecided || ds[0].DecidedBy != "" {
 		t.Errorf("three rounds, one stalled: %+v", ds[0])
 	}
 	// A broken step of the expectation is decided as such.
@@ -81,12 +84,12 @@ func TestDecideRounds(t *testing.T) {
 		"b0e1": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
 		"b0e0": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 	})
-	ds, _ = DecideRounds(broken, flushSpec)
-	if ds[3].Label != "b0e0 > b0e1" || ds[3].Outcome != OutcomeSlower {
+	ds, _ = analysis.DecideRounds(broken, flushSpec)
+	if ds[3].Label != "b0e0 > b0e1" || ds[3].Outcome != analysis.OutcomeSlower {
 		t.Errorf("broken step: %+v", ds[3])
 	}
 	var b bytes.Buffer
-	broken.Rounds, _ = NewRoundsRecord(broken, flushSpec, StoppedDecided, 0)
+	broken.Rounds, _ = analysis.NewRoundsRecord(broken, flushSpec, analysis.StoppedDecided, 0)
 	WriteConclusion(&b, broken)
 	if !strings.Contains(b.String(), "- b0e0 > b0e1 (of `b1e1 < b0e1 < b0e0`, at 0.025): **0.45x**, broken, significant") {
 		t.Errorf("conclusion:\n%s", b.String())
@@ -105,15 +108,15 @@ func TestRoundsConclusionSentences(t *testing.T) {
 		budget  float64
 		want    string
 	}{
-		{StoppedBudget, 600, "**Budget spent** (2m0s of 10m0s, 8 rounds): b0e1 vs b1e1 still undecided, CI "},
-		{StoppedMaxRepeats, 0, "**Budget spent** (max_repeats: 8 rounds, 2m0s): b0e1 vs b1e1 still undecided, CI "},
-		{StoppedInterrupted, 0, "**Not conclusive: the run was interrupted** after 8 rounds, 2m0s: b0e1 vs b1e1 still undecided"},
+		{analysis.StoppedBudget, 600, "**Budget spent** (2m0s of 10m0s, 8 rounds): b0e1 vs b1e1 still undecided, CI "},
+		{analysis.StoppedMaxRepeats, 0, "**Budget spent** (max_repeats: 8 rounds, 2m0s): b0e1 vs b1e1 still undecided, CI "},
+		{analysis.StoppedInterrupted, 0, "**Not conclusive: the run was interrupted** after 8 rounds, 2m0s: b0e1 vs b1e1 still undecided"},
 	}
 	for _, c := range cases {
 		r := conclusiveFlush(tps)
 		spec := flushSpec
 		spec.BudgetSeconds = c.budget
-		rec, err := NewRoundsRecord(r, spec, c.stopped, 0)
+		rec, err := analysis.NewRoundsRecord(r, spec, c.stopped, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +175,7 @@ func TestExpectationsFollowTheRounds(t *testing.T) {
 	if got := Conclude(six).Expectations[0].Status; got != ExpectHeld {
 		t.Fatalf("without a rounds record the fixed-rounds test says %s, want held (the case is meant to differ)", got)
 	}
-	six.Rounds, _ = NewRoundsRecord(six, flushSpec, StoppedBudget, 0)
+	six.Rounds, _ = analysis.NewRoundsRecord(six, flushSpec, analysis.StoppedBudget, 0)
 	e := Conclude(six).Expectations[0]
 	if e.Status != ExpectNotShown || !strings.Contains(e.Detail, "sequential test over 6 rounds") {
 		t.Errorf("six undecided rounds: %+v, want not shown", e)
@@ -185,7 +188,7 @@ func TestExpectationsFollowTheRounds(t *testing.T) {
 		"b0e1": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
 		"b0e0": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 	})
-	broken.Rounds, _ = NewRoundsRecord(broken, flushSpec, StoppedDecided, 0)
+	broken.Rounds, _ = analysis.NewRoundsRecord(broken, flushSpec, analysis.StoppedDecided, 0)
 	if e := Conclude(broken).Expectations[0]; e.Status != ExpectBroken {
 		t.Errorf("a step decided the other way: %+v, want broken", e)
 	}
@@ -204,7 +207,7 @@ func TestConclusiveRunShowsOneInterval(t *testing.T) {
 		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
 	})
-	r.Rounds, _ = NewRoundsRecord(r, flushSpec, StoppedDecided, 0)
+	r.Rounds, _ = analysis.NewRoundsRecord(r, flushSpec, analysis.StoppedDecided, 0)
 	d := r.Rounds.Decisions[0]
 	if d.Label != "b0e1 vs b1e1" || d.CILo == 0 || d.CIHi == 0 {
 		t.Fatalf("decision: %+v", d)
@@ -239,7 +242,7 @@ func TestUndecidedSaysWhy(t *testing.T) {
 		"b0e1": {1500, 900, 1400, 800, 1300, 1000},
 		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800},
 	})
-	r.Rounds, _ = NewRoundsRecord(r, RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, StoppedMaxRepeats, 0)
+	r.Rounds, _ = analysis.NewRoundsRecord(r, record.RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, analysis.StoppedMaxRepeats, 0)
 	var b bytes.Buffer
 	WriteConclusion(&b, r)
 	if !strings.Contains(b.String(), "Why it is undecided here: b0e1 vs b1e1's per-round ratios ranged 0.78–1.50") {
@@ -250,7 +253,7 @@ func TestUndecidedSaysWhy(t *testing.T) {
 		"b0e1": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 		"b0e0": {4500, 4700, 4400, 4650, 4300, 4800, 4550},
 	})
-	decided.Rounds, _ = NewRoundsRecord(decided, flushSpec, StoppedDecided, 0)
+	decided.Rounds, _ = analysis.NewRoundsRecord(decided, flushSpec, analysis.StoppedDecided, 0)
 	b.Reset()
 	WriteConclusion(&b, decided)
 	if strings.Contains(b.String(), "Why it is undecided") {
@@ -278,7 +281,7 @@ func TestUndecidedSaysRoundsWereLost(t *testing.T) {
 	if failed != 3 {
 		t.Fatalf("failed %d b1e1 runs, want 3", failed)
 	}
-	r.Rounds, _ = NewRoundsRecord(r, RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, StoppedMaxRepeats, 0)
+	r.Rounds, _ = analysis.NewRoundsRecord(r, record.RoundsSpec{MinRounds: 3, MaxRounds: 6, Precision: 0.05}, analysis.StoppedMaxRepeats, 0)
 	var b bytes.Buffer
 	WriteConclusion(&b, r)
 	for _, want := range []string{"b0e1 vs b1e1's per-round ratios all pointed one way", "only 3 of 6 rounds measured both cells (b1e1 failed in 3)"} {

@@ -13,9 +13,6 @@ import (
 // whole run (one repeat), never a second inside it (§3.1). Everything here
 // is a pure function of its inputs.
 
-// Confidence is the level of the confidence intervals benchmatrix reports.
-const Confidence = 0.95
-
 // MedianInterval is a sample median and a confidence interval for the
 // population median.
 type MedianInterval struct {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 )
 
@@ -58,7 +59,7 @@ func CellStats(r *Run) []CellStat {
 	for _, name := range order {
 		s := by[name]
 		xs := tps[name]
-		mi := MedianCI(xs, Confidence)
+		mi := MedianCI(xs, analysis.Confidence)
 		s.N = len(xs)
 		s.MedianTPS, s.CILow, s.CIHigh, s.CIOK = mi.Median, mi.Lo, mi.Hi, mi.OK
 		s.MeanTPS, s.StdDevTPS, s.CoV = Mean(xs), StdDev(xs), CoV(xs)
@@ -82,7 +83,7 @@ func ciHalfWidthPct(mi MedianInterval) float64 {
 // CellStatsRows returns the header and rows of the repeat-spread table.
 func CellStatsRows(r *Run) ([]string, [][]string) {
 	header := []string{"cell", "n", "median tps", "95% CI", "CoV", "noisy", "trend over repeats"}
-	trends := map[string]Trend{}
+	trends := map[string]analysis.Trend{}
 	for _, t := range cellTrends(r) {
 		trends[t.Name] = t.Trend
 	}
@@ -123,13 +124,13 @@ func WriteCellStats(w io.Writer, r *Run) error {
 		"a cell is noisy when the CoV or the interval's reach exceeds %g%% of the median. "+
 		"The trend is the Mann-Kendall test of tps against the order the repeats ran in (Kendall's τ and the two-sided p; "+
 		"flagged at p < 0.05, which needs ≥5 repeats): a rise or fall there is an order effect such as warm-up, not noise.\n",
-		MinSamplesForCI(Confidence), NoisyPct)
+		MinSamplesForCI(analysis.Confidence), NoisyPct)
 	return err
 }
 
 // trendText is the repeats table's trend cell: "-" below 3 repeats, else
 // τ and p, flagged when significant.
-func trendText(t Trend) string {
+func trendText(t analysis.Trend) string {
 	if t.N < 3 {
 		return "-"
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime"
 	"strings"
+
+	"benchmatrix/analysis"
 )
 
 // Section is one part of summary.md. A feature contributes its section
@@ -132,12 +134,12 @@ func writeResults(w io.Writer, r *Run) error {
 		heading = header[len(header)-1] // "tps vs b1e1", "NOPM vs b1e1" (ratio.go)
 	}
 	switch {
-	case r.Baseline != "" && roundsOf(r) != nil:
+	case r.Baseline != "" && analysis.RoundsOf(r) != nil:
 		fmt.Fprintf(w, " %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
 			"with the rounds' 95%% interval (the confidence sequence of the Conclusion).", heading)
 	case r.Baseline != "":
 		fmt.Fprintf(w, " %s is the Conclusion's ratio: paired by round (Hodges-Lehmann over the per-round ratios, not a ratio of the medians), "+
-			"with its 95%% interval from %d rounds on.", heading, MinRoundsForRatioCI())
+			"with its 95%% interval from %d rounds on.", heading, analysis.MinRoundsForRatioCI())
 	}
 	fmt.Fprintf(w, "\n")
 	return nil

@@ -8,6 +8,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"benchmatrix/analysis"
 )
 
 // ComparisonRows returns the comparison table's header and rows: one row
@@ -38,7 +40,7 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 			ratio := "-"
 			if l := ratios[s.Name]; l != nil {
 				ratio = RatioText(l.Ratio)
-			} else if BaselineFor(r.Baseline, s, sums) == s.Name && s.Runs > 0 {
+			} else if analysis.BaselineFor(r.Baseline, s, sums) == s.Name && s.Runs > 0 {
 				ratio = "1.00x" // the baseline itself
 			}
 			row = append(row, ratio)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"benchmatrix/analysis"
 )
 
 // Repeats that tell warm-up from host load (issue 26). A cell's tps that
@@ -103,7 +105,7 @@ func cellRepeatRuns(r *Run) []cellRuns {
 func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 	type trended struct {
 		cellRuns
-		tr Trend
+		tr analysis.Trend
 	}
 	var cells []trended
 	rounds := map[int][2]int{} // repeat → contended, measured
@@ -119,7 +121,7 @@ func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 		if len(cr.runs) < minRepeatsForFigure {
 			continue
 		}
-		cells = append(cells, trended{cr, MannKendall(cr.tps())})
+		cells = append(cells, trended{cr, analysis.MannKendall(cr.tps())})
 	}
 	var j repeatsJudgement
 	j.Cells = len(cells)
@@ -134,7 +136,7 @@ func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 		n := float64(c.tr.N)
 		sumS += float64(c.tr.S)
 		sumVar += n * (n - 1) * (2*n + 5) / 18
-		if c.tr.P < conclusionAlpha {
+		if c.tr.P < analysis.Alpha {
 			if c.tr.S > 0 {
 				sigUp++
 			} else {
@@ -147,7 +149,7 @@ func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 		z := math.Max(math.Abs(sumS)-1, 0) / math.Sqrt(sumVar)
 		j.PooledP = math.Min(1, math.Erfc(z/math.Sqrt2))
 	}
-	pooled := j.PooledP < conclusionAlpha
+	pooled := j.PooledP < analysis.Alpha
 	if sigUp+sigDown == 0 && !pooled {
 		return j, false
 	}
@@ -162,7 +164,7 @@ func judgeRepeats(r *Run) (repeatsJudgement, bool) {
 	}
 	// A cell moves that way when its τ says so clearly (≥ 0.5: with 3
 	// repeats, all in order).
-	moves := func(tr Trend) bool { return float64(sign)*tr.Tau >= 0.5 }
+	moves := func(tr analysis.Trend) bool { return float64(sign)*tr.Tau >= 0.5 }
 	for _, c := range cells {
 		if moves(c.tr) {
 			j.Moving++

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
@@ -15,7 +16,7 @@ import (
 )
 
 // until = "conclusive" (issue 26): the plan holds the minimum rounds; after
-// they ran, the runner asks the decision (results.DecideRounds) after every
+// they ran, the runner asks the decision (analysis.DecideRounds) after every
 // round and adds a paired round (every cell once, in the plan's order:
 // experiment.Plan.WithRounds) until every comparison is decided, or
 // max_repeats rounds ran, or the next round, at the rounds' average time so
@@ -29,7 +30,7 @@ import (
 // decision so far printed after each; duration = "auto" chooses the cells'
 // length after the first.
 func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo []int) error {
-	spec, ok := results.RoundsSpecOf(r.m)
+	spec, ok := analysis.RoundsSpecOf(r.m)
 	if !ok {
 		return r.runCells(ctx, run, w, todo)
 	}
@@ -54,12 +55,12 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 	for stopped == "" {
 		switch {
 		case ctx.Err() != nil:
-			stopped = results.StoppedInterrupted
+			stopped = analysis.StoppedInterrupted
 			if err == nil {
 				err = ctx.Err() // between two rounds: still an interrupt
 			}
 		case err != nil && !errors.Is(err, ErrCellsFailed):
-			stopped = results.StoppedFailed
+			stopped = analysis.StoppedFailed
 		default:
 			stopped = r.nextRound(run, spec)
 		}
@@ -70,7 +71,7 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 		next, gerr := r.plan.WithRounds(r.plan.Rounds() + 1)
 		if gerr != nil {
 			err = gerr
-			stopped = results.StoppedFailed
+			stopped = analysis.StoppedFailed
 			break
 		}
 		r.plan = next
@@ -81,7 +82,7 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 		}
 		err = r.runCells(ctx, run, w, more)
 	}
-	rec, derr := results.NewRoundsRecord(run, spec, stopped, 0)
+	rec, derr := analysis.NewRoundsRecord(run, spec, stopped, 0)
 	if derr != nil {
 		return errors.Join(err, derr)
 	}
@@ -93,8 +94,8 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 
 // roundState is the progress line after a round of the minimum: each
 // comparison's ratio and interval so far.
-func roundState(run *results.Run, spec results.RoundsSpec, round int) string {
-	ds, err := results.DecideRounds(run, spec)
+func roundState(run *results.Run, spec record.RoundsSpec, round int) string {
+	ds, err := analysis.DecideRounds(run, spec)
 	if err != nil || len(ds) == 0 {
 		return fmt.Sprintf("after round %d: nothing to decide yet", round)
 	}
@@ -113,7 +114,7 @@ func roundState(run *results.Run, spec results.RoundsSpec, round int) string {
 // the cells of the rounds after it measure the length chosen from its
 // per-second noise and its setup time (sequential.ChooseLength); a resumed
 // run chooses again from the same cells, and so the same.
-func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec, round int) {
+func (r *Runner) chooseLength(run *results.Run, spec record.RoundsSpec, round int) {
 	if !r.m.Policy.DurationAuto || r.length != nil {
 		return
 	}
@@ -138,7 +139,7 @@ func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec, round i
 		fmt.Fprintf(r.log, "duration auto: round %d had %d of %d cells ok; the length is chosen after a round with all of them\n", round, len(cells), len(names))
 		return
 	}
-	ds, err := results.DecideRounds(run, spec)
+	ds, err := analysis.DecideRounds(run, spec)
 	var cmp []sequential.Comparison
 	for _, d := range ds {
 		cmp = append(cmp, sequential.Comparison{X: d.X, Y: d.Y, Ratio: d.Ratio})
@@ -165,27 +166,27 @@ func (r *Runner) chooseLength(run *results.Run, spec results.RoundsSpec, round i
 
 // nextRound decides the run's comparisons and returns why it stops, or ""
 // to add a round.
-func (r *Runner) nextRound(run *results.Run, spec results.RoundsSpec) string {
+func (r *Runner) nextRound(run *results.Run, spec record.RoundsSpec) string {
 	if r.cfg.Shard != nil {
-		return results.StoppedShard
+		return analysis.StoppedShard
 	}
-	ds, err := results.DecideRounds(run, spec)
-	if err != nil || results.Decided(ds) {
-		return results.StoppedDecided
+	ds, err := analysis.DecideRounds(run, spec)
+	if err != nil || analysis.Decided(ds) {
+		return analysis.StoppedDecided
 	}
 	rounds := r.plan.Rounds()
 	if rounds >= spec.MaxRounds {
-		return results.StoppedMaxRepeats
+		return analysis.StoppedMaxRepeats
 	}
 	spent, perRound := roundsTime(run, rounds)
 	if spec.BudgetSeconds > 0 && spent+perRound > spec.BudgetSeconds {
 		fmt.Fprintf(r.log, "budget: %d rounds took %s; another (about %s) would end past the %s budget\n", rounds,
 			secs(spent), secs(perRound), secs(spec.BudgetSeconds))
-		return results.StoppedBudget
+		return analysis.StoppedBudget
 	}
 	var open []string
 	for _, d := range ds {
-		if d.Outcome == results.OutcomeUndecided {
+		if d.Outcome == analysis.OutcomeUndecided {
 			open = append(open, fmt.Sprintf("%s %.2fx%s (CI %s)", d.Label, d.Ratio, figureOf(d), d.CIText()))
 		}
 	}
@@ -210,7 +211,7 @@ func roundsTime(run *results.Run, rounds int) (spent, perRound float64) {
 // between rounds (interrupted) with its question still open; added is the
 // cell runs of that round, which the stored plan does not have.
 func (r *Runner) growForResume(old *results.Run) (added int, err error) {
-	spec, ok := results.RoundsSpecOf(r.m)
+	spec, ok := analysis.RoundsSpecOf(r.m)
 	if !ok || old == nil {
 		return 0, nil
 	}
@@ -237,14 +238,14 @@ func (r *Runner) growForResume(old *results.Run) (added int, err error) {
 }
 
 // roundsLine is the run's last progress line about its rounds.
-func roundsLine(rec *results.RoundsRecord) string {
+func roundsLine(rec *record.RoundsRecord) string {
 	took := secs(rec.WallSeconds)
-	if results.Decided(rec.Decisions) {
+	if analysis.Decided(rec.Decisions) {
 		return fmt.Sprintf("conclusive after %d rounds, %s", rec.Rounds, took)
 	}
 	var open []string
 	for _, d := range rec.Decisions {
-		if d.Outcome == results.OutcomeUndecided {
+		if d.Outcome == analysis.OutcomeUndecided {
 			open = append(open, fmt.Sprintf("%s%s still undecided, CI %s", d.Label, figureOf(d), d.CIText()))
 		}
 	}
@@ -253,7 +254,7 @@ func roundsLine(rec *results.RoundsRecord) string {
 
 // figureOf names the figure a decision is on when it is not tps (the
 // cells' headline, e.g. " nopm"; an expectation's label names its column).
-func figureOf(d results.RoundDecision) string {
+func figureOf(d record.RoundDecision) string {
 	if d.Expectation != "" || d.Figure == "" || d.Figure == "tps" {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/results"
@@ -59,11 +60,11 @@ func TestRoundsStopOnTheHeadline(t *testing.T) {
 	rec := run.Rounds
 	// b makes 2x a's NOPM in every round with 1 % noise: decided from the
 	// size at the first look (tps, with 20 % noise, could not be).
-	if rec == nil || rec.Stopped != results.StoppedDecided || rec.Rounds != 3 {
+	if rec == nil || rec.Stopped != analysis.StoppedDecided || rec.Rounds != 3 {
 		t.Fatalf("rounds %+v", rec)
 	}
 	d := rec.Decisions
-	if len(d) != 1 || d[0].Figure != "nopm" || d[0].Outcome != results.OutcomeFaster || d[0].Ratio < 1.9 || d[0].Ratio > 2.1 {
+	if len(d) != 1 || d[0].Figure != "nopm" || d[0].Outcome != analysis.OutcomeFaster || d[0].Ratio < 1.9 || d[0].Ratio > 2.1 {
 		t.Fatalf("decisions %+v", d)
 	}
 	var sum strings.Builder

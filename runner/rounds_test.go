@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/analysis"
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
@@ -106,12 +107,12 @@ func TestRoundsUntilDecided(t *testing.T) {
 	}
 	// 2x in every round with 5 % noise: the sign test alone could first
 	// decide at 7 pairs; the t-test decides from the size within 3 or 4.
-	if rec.Stopped != results.StoppedDecided || rec.Rounds > 4 || len(run.Cells) != 2*rec.Rounds {
+	if rec.Stopped != analysis.StoppedDecided || rec.Rounds > 4 || len(run.Cells) != 2*rec.Rounds {
 		t.Fatalf("stopped %s after %d rounds, %d cells", rec.Stopped, rec.Rounds, len(run.Cells))
 	}
 	checkKeys(t, run)
 	d := rec.Decisions
-	if len(d) != 1 || d[0].Outcome != results.OutcomeFaster || d[0].X != "b" || d[0].Y != "a" || d[0].CILo <= 1 || d[0].DecidedBy != "t" || d[0].SignOnlyRounds < 7 {
+	if len(d) != 1 || d[0].Outcome != analysis.OutcomeFaster || d[0].X != "b" || d[0].Y != "a" || d[0].CILo <= 1 || d[0].DecidedBy != "t" || d[0].SignOnlyRounds < 7 {
 		t.Fatalf("decisions %+v", d)
 	}
 	var sum strings.Builder
@@ -129,7 +130,7 @@ func TestRoundsAAStopsUndecidedOrEquivalent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec := run.Rounds; rec.Stopped != results.StoppedMaxRepeats || rec.Rounds != 5 || rec.Decisions[0].Outcome != results.OutcomeUndecided {
+	if rec := run.Rounds; rec.Stopped != analysis.StoppedMaxRepeats || rec.Rounds != 5 || rec.Decisions[0].Outcome != analysis.OutcomeUndecided {
 		t.Fatalf("A/A, 30%% noise: %+v", rec)
 	}
 	var sum strings.Builder
@@ -143,7 +144,7 @@ func TestRoundsAAStopsUndecidedOrEquivalent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rec.Decisions[0].Outcome != results.OutcomeEquivalent {
+	if rec := run.Rounds; rec.Stopped != analysis.StoppedDecided || rec.Decisions[0].Outcome != analysis.OutcomeEquivalent {
 		t.Fatalf("A/A, 1%% noise: %+v", rec)
 	}
 }
@@ -159,7 +160,7 @@ func TestRoundsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := run.Rounds
-	if rec.Stopped != results.StoppedBudget || rec.Rounds < 3 || rec.Rounds >= 12 || rec.BudgetSeconds != 1 {
+	if rec.Stopped != analysis.StoppedBudget || rec.Rounds < 3 || rec.Rounds >= 12 || rec.BudgetSeconds != 1 {
 		t.Fatalf("budget: %+v", rec)
 	}
 	// No round was started that the average round says ends past it.
@@ -176,7 +177,7 @@ func TestRoundsShardRunsMinimum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec := run.Rounds; rec.Stopped != results.StoppedShard || rec.Rounds != 3 || len(run.Cells) != 6 {
+	if rec := run.Rounds; rec.Stopped != analysis.StoppedShard || rec.Rounds != 3 || len(run.Cells) != 6 {
 		t.Fatalf("shard: %+v, %d cells", rec, len(run.Cells))
 	}
 }
@@ -211,7 +212,7 @@ func TestRoundsResume(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("%d cells: first run: %v", n, err)
 		}
-		if stored.Rounds == nil || stored.Rounds.Stopped != results.StoppedInterrupted || len(stored.Cells) != n {
+		if stored.Rounds == nil || stored.Rounds.Stopped != analysis.StoppedInterrupted || len(stored.Cells) != n {
 			t.Fatalf("%d cells: stored %+v, %d cells", n, stored.Rounds, len(stored.Cells))
 		}
 		firstStarted := stored.Cells[0].Started
@@ -223,7 +224,7 @@ func TestRoundsResume(t *testing.T) {
 			t.Fatalf("%d cells: resume: %v", n, err)
 		}
 		rounds := run.Rounds.Rounds
-		if rec := run.Rounds; rec.Stopped != results.StoppedDecided || rounds < 5 || len(run.Cells) != 2*rounds {
+		if rec := run.Rounds; rec.Stopped != analysis.StoppedDecided || rounds < 5 || len(run.Cells) != 2*rounds {
 			t.Fatalf("%d cells: resumed run stopped %s after %d rounds, %d cells", n, rec.Stopped, rec.Rounds, len(run.Cells))
 		}
 		if len(rig2.sink.cells) != 2*rounds-n {
@@ -275,11 +276,11 @@ b = { rate = 100 }
 		t.Fatal(err)
 	}
 	rec := run.Rounds
-	if rec == nil || rec.Stopped != results.StoppedDecided || rec.Rounds >= 7 {
+	if rec == nil || rec.Stopped != analysis.StoppedDecided || rec.Rounds >= 7 {
 		t.Fatalf("rounds: %+v", rec)
 	}
 	n := rec.Rounds
-	if d := rec.Decisions[0]; d.Outcome != results.OutcomeSlower || d.CIHi >= 1 || d.CIHi == 0 {
+	if d := rec.Decisions[0]; d.Outcome != analysis.OutcomeSlower || d.CIHi >= 1 || d.CIHi == 0 {
 		t.Errorf("b vs a: %+v", d)
 	}
 	stored, err := results.ReadRun(dir)
@@ -336,7 +337,7 @@ func TestRoundsDurationAuto(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := run.Rounds
-	if rec == nil || rec.Length == nil || rec.Length.PilotSeconds != 5 || rec.Stopped != results.StoppedDecided {
+	if rec == nil || rec.Length == nil || rec.Length.PilotSeconds != 5 || rec.Stopped != analysis.StoppedDecided {
 		t.Fatalf("rounds %+v", rec)
 	}
 	chosen := time.Duration(rec.Length.Seconds) * time.Second

@@ -1,8 +1,11 @@
-package results
+package analysis
 
 import (
 	"math"
+	"slices"
 	"sort"
+
+	"benchmatrix/record"
 )
 
 // Paired statistics: the cells of one run are measured in interleaved
@@ -187,7 +190,7 @@ func HodgesLehmann(d []float64, level float64) ShiftInterval {
 		}
 	}
 	sort.Float64s(walsh)
-	si.Estimate = Median(walsh)
+	si.Estimate = record.Median(walsh)
 	k, cov, ok := SignedRankCIOrder(n, level)
 	if !ok {
 		return si
@@ -283,7 +286,7 @@ func MannKendall(xs []float64) Trend {
 	}
 	pairs := n * (n - 1) / 2
 	tr.Tau = float64(tr.S) / float64(pairs)
-	s := sortedCopy(xs)
+	s := slices.Sorted(slices.Values(xs))
 	tieTerm := 0.0
 	ties := false
 	for i := 0; i < n; {

@@ -1,4 +1,4 @@
-package results
+package analysis
 
 import (
 	"math"
@@ -240,4 +240,11 @@ func seriesWithS(n, s int) []float64 {
 		}
 	}
 	return xs
+}
+
+func near(a, b, tol float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= tol
 }

@@ -1,4 +1,4 @@
-package results
+package analysis
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"benchmatrix/engine"
+	"benchmatrix/record"
 )
 
 // Which figure a comparison decides on: the one place that says it. The
@@ -24,7 +25,7 @@ import (
 // headlineOf is the headline a cell run is compared on: its capacity when
 // it searched one, else the headline it recorded (tps when it recorded
 // none).
-func headlineOf(c *Cell) engine.Headline {
+func headlineOf(c *record.Cell) engine.Headline {
 	if c.Capacity != nil && c.Capacity.Searched {
 		return capacityHeadline(c.Capacity.SLO.String())
 	}
@@ -37,12 +38,12 @@ func headlineOf(c *Cell) engine.Headline {
 // ComparisonFigure is the figure cells x and y are compared on: the
 // headline their successful runs share, else tps and a sentence saying
 // why.
-func ComparisonFigure(r *Run, x, y string) (engine.Headline, string) {
+func ComparisonFigure(r *record.Run, x, y string) (engine.Headline, string) {
 	seen := map[string]engine.Headline{}
 	by := map[string][]string{} // headline name -> cells
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if (c.Name != x && c.Name != y) || c.Status != CellOK || c.Result == nil {
+		if (c.Name != x && c.Name != y) || c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		h := headlineOf(c)
@@ -70,11 +71,11 @@ func ComparisonFigure(r *Run, x, y string) (engine.Headline, string) {
 
 // RunFigure is the figure the run's cells are drawn on side by side (the
 // bar chart): the headline every successful cell run shares, else tps.
-func RunFigure(r *Run) engine.Headline {
+func RunFigure(r *record.Run) engine.Headline {
 	var h *engine.Headline
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		ch := headlineOf(c)
@@ -89,10 +90,10 @@ func RunFigure(r *Run) engine.Headline {
 	return *h
 }
 
-// figureLabel is how sentences name a figure a decision was made on ("" or
+// FigureLabel is how sentences name a figure a decision was made on ("" or
 // "tps": tps; a headline some cell recorded: its label, "NOPM"; any other
 // column: its name).
-func figureLabel(r *Run, name string) string {
+func FigureLabel(r *record.Run, name string) string {
 	if name == "" || name == engine.TPS.Name {
 		return engine.TPS.Label
 	}
