@@ -25,7 +25,7 @@ type (
 	DataMemory = parts.DataMemory
 	// ColdStart is what a cold start did (runner, server).
 	ColdStart = parts.ColdStart
-	// SteadyState is a cell's time to a steady state (results/steady.go).
+	// SteadyState is a cell's time to a steady state (analysis/steady.go decides it).
 	SteadyState = parts.SteadyState
 	// Settled is one series' part of it.
 	Settled = parts.Settled

@@ -126,7 +126,7 @@ type Cell struct {
 	WarmupSteady  bool    `json:"warmup_steady,omitempty"`
 	// ColdStart is what a cold cell's restart and page-cache drop did
 	// (runner/coldstart.go); Steady the time to a steady state from the
-	// engine's first second (results/steady.go).
+	// engine's first second (analysis/steady.go).
 	ColdStart *parts.ColdStart   `json:"cold_start,omitempty"`
 	Steady    *parts.SteadyState `json:"steady,omitempty"`
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"benchmatrix/analysis"
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
@@ -563,7 +564,7 @@ func (r *Runner) autoWarmup(ctx context.Context, w engine.Workload, cfg *mysql.C
 	var tps []float64
 	steady := false
 	r.cfg.Progress.Phase("warm-up until steady")
-	fmt.Fprintf(r.log, "    warm-up until steady (at most %s): %s\n", limit, results.DefaultSettleRule)
+	fmt.Fprintf(r.log, "    warm-up until steady (at most %s): %s\n", limit, analysis.DefaultSettleRule)
 	var reads *poolReads // warmup.go: the buffer pool's misses per second, beside tps
 	if r.srv != nil {
 		db := r.openDB("")
@@ -579,7 +580,7 @@ func (r *Runner) autoWarmup(ctx context.Context, w engine.Workload, cfg *mysql.C
 		if s := iv.Seconds(); s > 0 {
 			tps = append(tps, float64(iv.Events)/s)
 		}
-		if !steady && Steady(results.DefaultSettleRule, tps, reads.series()) {
+		if !steady && Steady(analysis.DefaultSettleRule, tps, reads.series()) {
 			steady = true
 			cancel()
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
@@ -209,7 +210,7 @@ func (w *watch) stop(ctx context.Context) {
 			res.ObserveNotes = append(res.ObserveNotes, "table sizes after: "+err.Error())
 		}
 	}
-	results.ObserveWarmth(res, observe.Columns(), results.DefaultSettleRule) // the time to a steady state, the data against memory
+	analysis.ObserveWarmth(res, observe.Columns(), analysis.DefaultSettleRule) // the time to a steady state, the data against memory
 }
 
 // stallCauses is each stall's likely cause (observe/stall_cause.go), with

@@ -219,7 +219,7 @@ cold = [false, true]
 			t.Errorf("%s: %d warm-up and %d measured intervals", c.Name, warmups, runs)
 		}
 		// The automatic warm-up ended by the settling rule that records
-		// the cell's time to a steady state (results/steady.go).
+		// the cell's time to a steady state (analysis/steady.go).
 		if c.Steady == nil || c.WarmupSteady && (!c.Steady.AutoWarmup || c.Steady.AutoSeconds != c.WarmupSeconds) {
 			t.Errorf("%s: steady state %+v (warm-up %.1f s, steady %v)", c.Name, c.Steady, c.WarmupSeconds, c.WarmupSteady)
 		}

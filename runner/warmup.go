@@ -6,22 +6,22 @@ import (
 	"sync"
 	"time"
 
-	"benchmatrix/results"
+	"benchmatrix/analysis"
 )
 
 // warmup = "auto": the warm-up ends when the cell has reached a steady
 // state by the rule that records every cell's time to one
-// (results.SettleRule): tps and the buffer pool's misses per second have
+// (analysis.SettleRule): tps and the buffer pool's misses per second have
 // both settled, on what the warm-up has seen so far, and held the rule's
 // Hold seconds. A pure function of the series.
 
 // SteadyWindow is the least number of one-second warm-up intervals an
 // automatic warm-up runs: the rule's window and its hold.
-var SteadyWindow = results.DefaultSettleRule.Window + results.DefaultSettleRule.Hold
+var SteadyWindow = analysis.DefaultSettleRule.Window + analysis.DefaultSettleRule.Hold
 
 // Steady reports whether each of the series (per second; an empty one is
 // left out) has settled by rule, on the seconds seen so far.
-func Steady(rule results.SettleRule, series ...[]float64) bool {
+func Steady(rule analysis.SettleRule, series ...[]float64) bool {
 	any := false
 	for _, xs := range series {
 		if len(xs) == 0 {

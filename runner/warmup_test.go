@@ -3,12 +3,12 @@ package runner
 import (
 	"testing"
 
-	"benchmatrix/results"
+	"benchmatrix/analysis"
 )
 
 func TestSteady(t *testing.T) {
 	t.Parallel()
-	rule := results.DefaultSettleRule
+	rule := analysis.DefaultSettleRule
 	flat := make([]float64, 20)
 	for i := range flat {
 		flat[i] = 100 + float64(i%3) - 1
