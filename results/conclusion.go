@@ -198,8 +198,8 @@ func Conclude(r *Run) *Conclusion {
 				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
 		}
 	}
-	if j, ok := judgeRepeats(r); ok {
-		c.Warnings = append(c.Warnings, "repeats: "+j.Text)
+	if j, ok := analysis.JudgeRepeats(r); ok {
+		c.Warnings = append(c.Warnings, "repeats: "+repeatsText(j))
 	}
 	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
 	for _, e := range c.Broken() {
@@ -450,8 +450,8 @@ type repeatSeries struct {
 // they ran (by index), cells in run order.
 func tpsByRepeat(r *Run) []repeatSeries {
 	var out []repeatSeries
-	for _, c := range cellRepeatRuns(r) { // trend.go
-		out = append(out, repeatSeries{name: c.name, tps: c.tps()})
+	for _, c := range analysis.CellRepeatRuns(r) { // analysis/trend.go
+		out = append(out, repeatSeries{name: c.Name, tps: c.TPS()})
 	}
 	return out
 }

@@ -19,15 +19,11 @@ import (
 // the Mann-Kendall test the repeats table gives. Drawn when some cell has
 // at least 3 successful repeats; at most maxSeries lines per panel.
 
-// minRepeatsForFigure is the fewest successful repeats a cell needs to be
-// drawn (the trend test needs 3).
-const minRepeatsForFigure = 3
-
 // repeatSeriesOf is the cells with enough repeats to draw.
 func repeatSeriesOf(r *Run) []repeatSeries {
 	var out []repeatSeries
 	for _, s := range tpsByRepeat(r) {
-		if len(s.tps) >= minRepeatsForFigure {
+		if len(s.tps) >= analysis.MinRepeatsForTrend {
 			out = append(out, s)
 		}
 	}
@@ -56,7 +52,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 	for _, s := range series {
 		maxN = max(maxN, len(s.tps))
 	}
-	contended, cold := repeatFlags(r) // trend.go
+	contended, cold := analysis.RepeatFlags(r) // analysis/trend.go
 	anyContended, anyCold := false, false
 	for lo := 0; lo < len(series); lo += maxSeries {
 		part := series[lo:min(lo+maxSeries, len(series))]
@@ -135,8 +131,8 @@ func repeatsFigure(r *Run) ([]byte, error) {
 	if anyCold {
 		caption += " (cold): restarted before every repeat."
 	}
-	if j, ok := judgeRepeats(r); ok {
-		caption += " Together: " + j.Text + "."
+	if j, ok := analysis.JudgeRepeats(r); ok {
+		caption += " Together: " + repeatsText(j) + "."
 	}
 	h := seriesHeight * vg.Length(math.Max(1, float64(len(rows)))) * 0.55
 	return renderFigure(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)

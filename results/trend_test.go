@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
@@ -73,13 +74,14 @@ func TestJudgeRepeats(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			j, ok := judgeRepeats(repeatsRun(tc.tps, warmupCells, cold, tc.contended))
+			j, ok := analysis.JudgeRepeats(repeatsRun(tc.tps, warmupCells, cold, tc.contended))
+			text := repeatsText(j)
 			if ok != (tc.cause != "") || j.Cause != tc.cause {
-				t.Fatalf("judged %v %q (%s), want %q", ok, j.Cause, j.Text, tc.cause)
+				t.Fatalf("judged %v %q (%s), want %q", ok, j.Cause, text, tc.cause)
 			}
 			for _, s := range tc.say {
-				if !strings.Contains(j.Text, s) {
-					t.Errorf("%q lacks %q", j.Text, s)
+				if !strings.Contains(text, s) {
+					t.Errorf("%q lacks %q", text, s)
 				}
 			}
 		})
@@ -99,9 +101,10 @@ func TestJudgeRepeats(t *testing.T) {
 		"cold/innodb": scale(level, 1), "warm/innodb": scale(climb, 1.3), "prewarm/innodb": scale(level, 1.2),
 		"cold/myisam": scale(level, 0.9), "warm/myisam": scale(climb, 0.95), "prewarm/myisam": scale(level, 0.92),
 	}, warmupCells, cold, nil)
-	j, ok := judgeRepeats(r)
-	if !ok || j.Cause != "warm-up" || !strings.Contains(j.Text, "none of the 4 cold-restarted") || !strings.Contains(j.Text, "the cells that keep a warm server") {
-		t.Errorf("warm-up: %v %q", ok, j.Text)
+	j, ok := analysis.JudgeRepeats(r)
+	text := repeatsText(j)
+	if !ok || j.Cause != "warm-up" || !strings.Contains(text, "none of the 4 cold-restarted") || !strings.Contains(text, "the cells that keep a warm server") {
+		t.Errorf("warm-up: %v %q", ok, text)
 	}
 	// The Conclusion carries the judgement.
 	w := strings.Join(Conclude(r).Warnings, "\n")
