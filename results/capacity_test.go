@@ -81,7 +81,7 @@ func TestCapacityConclusion(t *testing.T) {
 	}
 	held := false
 	for _, e := range c.Expectations {
-		held = held || e.Text == "capacity(b0e0) > 2 * capacity(b1e1)" && e.Status == ExpectHeld
+		held = held || e.Text == "capacity(b0e0) > 2 * capacity(b1e1)" && e.Status == analysis.ExpectHeld
 	}
 	if !held {
 		t.Errorf("the capacity expectation is not held: %+v", c.Expectations)

@@ -474,7 +474,7 @@ func (c *Comparison) VerdictLine() string {
 		for _, mc := range cc.Metrics {
 			switch {
 			case mc.Regression:
-				regs = append(regs, fmt.Sprintf("%s %s %s (p=%s)", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), formatP(mc.P)))
+				regs = append(regs, fmt.Sprintf("%s %s %s (p=%s)", cc.Name, mc.Metric, formatDelta(mc.DeltaPct), analysis.FormatP(mc.P)))
 				regressed = true
 			case mc.Discounted:
 				disc++
@@ -540,7 +540,7 @@ func ComparisonTable(c *Comparison) ([]string, [][]string) {
 			rows = append(rows, []string{
 				name, label,
 				formatMedian(mc.Base, mc.Unit), formatMedian(mc.New, mc.Unit),
-				formatDelta(mc.DeltaPct), formatP(mc.P),
+				formatDelta(mc.DeltaPct), analysis.FormatP(mc.P),
 				fmt.Sprintf("%d/%d", mc.Base.N, mc.New.N),
 				verdictText(mc),
 			})
@@ -582,16 +582,6 @@ func formatDelta(d float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.1f%%", d)
-}
-
-func formatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "-"
-	case p < 0.001:
-		return "<0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
 }
 
 // WriteComparison writes the comparison for a terminal or, with markdown,

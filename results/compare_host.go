@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
 )
@@ -182,7 +183,7 @@ func judgeHost(c *Comparison, bg, ng cellGroups, opt CompareOptions) {
 			if q.Regression {
 				mc.Regression = true
 				mc.HostNote = fmt.Sprintf("survives it: persists in the uncontended repeats (%d vs %d: %s, p=%s)",
-					len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), formatP(q.P))
+					len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), analysis.FormatP(q.P))
 				continue
 			}
 			// Rule 2: against the most-hurt unchanged cell, per round.
@@ -259,7 +260,7 @@ func quietText(bq, nq *cellGroup, q MetricComparison) string {
 	if len(bq.ok) == 0 || len(nq.ok) == 0 {
 		return "no uncontended repeat is left on one side to check it"
 	}
-	return fmt.Sprintf("gone in the uncontended repeats (%d vs %d: %s, p=%s)", len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), formatP(q.P))
+	return fmt.Sprintf("gone in the uncontended repeats (%d vs %d: %s, p=%s)", len(bq.ok), len(nq.ok), formatDelta(q.DeltaPct), analysis.FormatP(q.P))
 }
 
 // uncontended is g without its contended repeats.
@@ -317,7 +318,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 		p = u.P
 	}
 	text := fmt.Sprintf("against %s (unchanged, the cell the contention hurt most), measured in the same rounds, it moved %s (p=%s, %d vs %d rounds)",
-		name, formatDelta(delta), formatP(p), len(bx), len(nx))
+		name, formatDelta(delta), analysis.FormatP(p), len(bx), len(nx))
 	return worse && p < opt.Alpha, text
 }
 

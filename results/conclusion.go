@@ -19,13 +19,6 @@ import (
 // mechanism in one line, the expectations held or broken, and every warning
 // that undermines it.
 
-// Expectation statuses.
-const (
-	ExpectHeld     = "held"
-	ExpectBroken   = "broken"
-	ExpectNotShown = "not shown"
-)
-
 // RatioLine is one cell against its baseline cell, on the figure
 // analysis.ComparisonFigure chose (analysis/headline.go).
 type RatioLine struct {
@@ -35,23 +28,14 @@ type RatioLine struct {
 	Ratio    analysis.PairedRatio `json:"ratio"`
 }
 
-// ExpectResult is one expectation checked on one group of cells (the cells
-// sharing axis values; "" when there are no axes).
-type ExpectResult struct {
-	Text   string `json:"text"`
-	Group  string `json:"group,omitempty"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-}
-
 // Conclusion is what summary.md opens with.
 type Conclusion struct {
-	Ratios       []RatioLine       `json:"ratios,omitempty"`
-	Mechanism    map[string]string `json:"mechanism,omitempty"` // cell → one line
-	Linked       []string          `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
-	Capacity     []string          `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
-	Expectations []ExpectResult    `json:"expectations,omitempty"`
-	Warnings     []string          `json:"warnings,omitempty"`
+	Ratios       []RatioLine             `json:"ratios,omitempty"`
+	Mechanism    map[string]string       `json:"mechanism,omitempty"` // cell → one line
+	Linked       []string                `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
+	Capacity     []string                `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
+	Expectations []analysis.ExpectResult `json:"expectations,omitempty"`
+	Warnings     []string                `json:"warnings,omitempty"`
 	// Nothing is set when no ratio is significant and no expectation held:
 	// the run cannot support a conclusion.
 	Nothing    bool   `json:"nothing"`
@@ -59,10 +43,10 @@ type Conclusion struct {
 }
 
 // Broken lists the expectations broken with significance.
-func (c *Conclusion) Broken() []ExpectResult {
-	var out []ExpectResult
+func (c *Conclusion) Broken() []analysis.ExpectResult {
+	var out []analysis.ExpectResult
 	for _, e := range c.Expectations {
-		if e.Status == ExpectBroken {
+		if e.Status == analysis.ExpectBroken {
 			out = append(out, e)
 		}
 	}
@@ -103,15 +87,15 @@ func Conclude(r *Run) *Conclusion {
 		}
 	}
 	roundsIntervals(c.Ratios, analysis.RoundsOf(r)) // rounds.go: until = "conclusive"
-	c.Expectations = checkExpectations(r, br)
+	c.Expectations = analysis.JudgeExpectations(r, br)
 	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
 	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
 	capWarn := []string(nil)
-	c.Capacity, capWarn = capacityLines(r, br)               // capacity.go
-	decideExpectations(c.Expectations, analysis.RoundsOf(r)) // rounds.go: until = "conclusive"
+	c.Capacity, capWarn = capacityLines(r, br)                        // capacity.go
+	analysis.DecideExpectations(c.Expectations, analysis.RoundsOf(r)) // analysis/expect.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
-		if e.Status == ExpectHeld {
+		if e.Status == analysis.ExpectHeld {
 			held++
 		}
 	}
@@ -122,7 +106,7 @@ func Conclude(r *Run) *Conclusion {
 	// (roundsIntervals), which needs no fixed number of rounds.
 	if len(c.Ratios) > 0 && minRounds < need && analysis.RoundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
-			minRounds, pl(minRounds), need, minRounds, formatP(minSignedRankP(minRounds)), need))
+			minRounds, pl(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
 	}
 	c.Warnings = append(c.Warnings, figureNotes...)
 	if r.Order == string(experiment.Blocked) {
@@ -195,7 +179,7 @@ func Conclude(r *Run) *Conclusion {
 				dir = "fell"
 			}
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: tps %s over the repeats in the order they ran (Mann-Kendall τ=%+.2f, p=%s): an order effect, not noise",
-				t.Name, dir, t.Trend.Tau, formatP(t.Trend.P)))
+				t.Name, dir, t.Trend.Tau, analysis.FormatP(t.Trend.P)))
 		}
 	}
 	if j, ok := analysis.JudgeRepeats(r); ok {
@@ -238,68 +222,6 @@ func pl(n int) string {
 	return "s"
 }
 
-// checkExpectations evaluates the manifest's expect entries (parsed from
-// the stored manifest text, so `report` on a stored run checks them too).
-func checkExpectations(r *Run, br map[string]map[int]*Cell) []ExpectResult {
-	var out []ExpectResult
-	for _, e := range analysis.Expectations(r) {
-		for _, g := range analysis.ExpectGroups(e, r.Summaries()) {
-			out = append(out, checkOne(e, g, br))
-		}
-	}
-	return out
-}
-
-func checkOne(e experiment.Expectation, g analysis.ExpectGroup, br map[string]map[int]*Cell) ExpectResult {
-	res := ExpectResult{Text: e.Text, Group: g.Label, Status: ExpectHeld}
-	var details []string
-	for i, op := range e.Ops {
-		l, r := e.Terms[i], e.Terms[i+1]
-		lc, rc := g.Cells[i], g.Cells[i+1]
-		// "fl·L < fr·R" holds when R/L > fl/fr; ">" the other way round.
-		hi, lo, hiF, loF := rc, lc, r.Factor, l.Factor
-		hiName, loName := r, l
-		if op == ">" {
-			hi, lo, hiF, loF = lc, rc, l.Factor, r.Factor
-			hiName, loName = l, r
-		}
-		xs, ys := analysis.PairedValues(br, hi, lo, e.Column)
-		target := loF / hiF
-		for j := range ys {
-			ys[j] *= target
-		}
-		pr := analysis.RatioFromPairs(xs, ys)
-		status := ExpectNotShown
-		switch {
-		case pr.Rounds == 0:
-		case pr.Ratio > 1 && pr.P < analysis.Alpha:
-			status = ExpectHeld
-		case pr.Ratio < 1 && pr.P < analysis.Alpha:
-			status = ExpectBroken
-		}
-		lhs := analysis.TermText(hiName)
-		rhs := analysis.TermText(loName)
-		d := fmt.Sprintf("%s / %s = %.2f", lhs, rhs, pr.Ratio)
-		if pr.Rounds == 0 {
-			d = fmt.Sprintf("%s vs %s: no paired rounds", lhs, rhs)
-		} else {
-			d += fmt.Sprintf(" (p=%s, in %d of %d rounds)", formatP(pr.P), pr.Above, pr.Rounds)
-		}
-		details = append(details, d)
-		switch {
-		case status == ExpectBroken:
-			res.Status = ExpectBroken
-		case status == ExpectNotShown && res.Status == ExpectHeld:
-			res.Status = ExpectNotShown
-		}
-	}
-	res.Detail = strings.Join(details, "; ")
-	if e.Column != "tps" {
-		res.Detail = e.Column + ": " + res.Detail
-	}
-	return res
-}
-
 // ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
 // 6 of 6 rounds)".
 func ratioSentence(l RatioLine) string {
@@ -320,7 +242,7 @@ func ratioSentence(l RatioLine) string {
 		better = "higher" // the ratio's direction, not an improvement
 	}
 	return fmt.Sprintf("%s: **%.2fx** %s %s (%s, p=%s%s, %s in %d of %d rounds)",
-		l.Cell, pr.Ratio, l.Baseline, l.figure().Label, ci, formatP(pr.P), sig, better, pr.Above, pr.Rounds)
+		l.Cell, pr.Ratio, l.Baseline, l.figure().Label, ci, analysis.FormatP(pr.P), sig, better, pr.Above, pr.Rounds)
 }
 
 // figure is the line's figure (tps for a line made before lines carried
@@ -459,7 +381,7 @@ func tpsByRepeat(r *Run) []repeatSeries {
 // ExpectationError is run --check's failure: expectations broken with
 // significance. Its exit code is 3, like a regression found by compare.
 type ExpectationError struct {
-	Broken []ExpectResult
+	Broken []analysis.ExpectResult
 }
 
 func (e *ExpectationError) Error() string {

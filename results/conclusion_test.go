@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/capacity"
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
@@ -49,7 +50,7 @@ func TestConcludeSixRounds(t *testing.T) {
 		t.Errorf("b0e1: %+v", b0e1)
 	}
 	for _, e := range c.Expectations {
-		if e.Status != ExpectHeld {
+		if e.Status != analysis.ExpectHeld {
 			t.Errorf("expectation %q: %s (%s)", e.Text, e.Status, e.Detail)
 		}
 	}
@@ -96,7 +97,7 @@ func TestConcludeTooFewRepeats(t *testing.T) {
 		"b1e1": {1000, 1100, 950}, "b0e1": {2010, 2190, 1930}, "b0e0": {4500, 4700, 4400},
 	})
 	c := Conclude(r)
-	if !c.Nothing || c.Expectations[0].Status != ExpectNotShown || CheckExpectations(r) != nil {
+	if !c.Nothing || c.Expectations[0].Status != analysis.ExpectNotShown || CheckExpectations(r) != nil {
 		t.Errorf("3 rounds: %+v", c)
 	}
 	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "too few repeats: 3 paired rounds") || !strings.Contains(w, "smallest possible p is 0.250") {

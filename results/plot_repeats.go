@@ -103,7 +103,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 				if tr.S < 0 {
 					dir = "falling"
 				}
-				label += fmt.Sprintf(" (%s, p=%s)", dir, formatP(tr.P))
+				label += fmt.Sprintf(" (%s, p=%s)", dir, analysis.FormatP(tr.P))
 			}
 			legend = append(legend, legendItem{clip(label, maxLegendText), l})
 		}

@@ -149,41 +149,6 @@ func decisionText(d record.RoundDecision, fig string, precision float64) string 
 	return fmt.Sprintf("**%.2fx**%s, %s (95%% CI %s, %d round%s)", d.Ratio, fig, what, d.CIText(), d.Pairs, pl(d.Pairs))
 }
 
-// decideExpectations makes the rounds' decisions the expectations' status
-// in a conclusive run, so that summary.md, run.json and run --check agree
-// with the sequential test rather than with a fixed-rounds test that
-// looking after every round makes too optimistic: an expectation holds
-// when every pair of it was decided the expected way, is broken when a pair
-// was decided the other way, and is not shown otherwise.
-func decideExpectations(es []ExpectResult, rec *record.RoundsRecord) {
-	if rec == nil {
-		return
-	}
-	for i := range es {
-		e := &es[i]
-		var pairs []record.RoundDecision
-		for _, d := range rec.Decisions {
-			if d.Expectation == e.Text && d.Group == e.Group {
-				pairs = append(pairs, d)
-			}
-		}
-		if len(pairs) == 0 {
-			continue
-		}
-		status := ExpectHeld
-		for _, d := range pairs {
-			switch {
-			case d.Outcome == analysis.OutcomeSlower:
-				status = ExpectBroken
-			case d.Outcome != analysis.OutcomeFaster && status == ExpectHeld:
-				status = ExpectNotShown
-			}
-		}
-		e.Status = status
-		e.Detail += fmt.Sprintf("; decided by the rounds' sequential test over %d round%s", rec.Rounds, pl(rec.Rounds))
-	}
-}
-
 // roundsIntervals gives each scenario-vs-baseline ratio of a conclusive run
 // the rounds' interval (the confidence sequence, valid however often the
 // run looked) in place of the fixed-rounds one, so that the Conclusion, the

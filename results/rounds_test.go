@@ -172,12 +172,12 @@ func TestExpectationsFollowTheRounds(t *testing.T) {
 		"b0e1": {1100, 3000, 1200, 2500, 1050, 4000},
 		"b0e0": {1210, 9000, 1440, 6250, 1102, 16000},
 	})
-	if got := Conclude(six).Expectations[0].Status; got != ExpectHeld {
+	if got := Conclude(six).Expectations[0].Status; got != analysis.ExpectHeld {
 		t.Fatalf("without a rounds record the fixed-rounds test says %s, want held (the case is meant to differ)", got)
 	}
 	six.Rounds, _ = analysis.NewRoundsRecord(six, flushSpec, analysis.StoppedBudget, 0)
 	e := Conclude(six).Expectations[0]
-	if e.Status != ExpectNotShown || !strings.Contains(e.Detail, "sequential test over 6 rounds") {
+	if e.Status != analysis.ExpectNotShown || !strings.Contains(e.Detail, "sequential test over 6 rounds") {
 		t.Errorf("six undecided rounds: %+v, want not shown", e)
 	}
 	if err := CheckExpectations(six); err != nil {
@@ -189,7 +189,7 @@ func TestExpectationsFollowTheRounds(t *testing.T) {
 		"b0e0": {2010, 2190, 1930, 2050, 1950, 2120, 2000},
 	})
 	broken.Rounds, _ = analysis.NewRoundsRecord(broken, flushSpec, analysis.StoppedDecided, 0)
-	if e := Conclude(broken).Expectations[0]; e.Status != ExpectBroken {
+	if e := Conclude(broken).Expectations[0]; e.Status != analysis.ExpectBroken {
 		t.Errorf("a step decided the other way: %+v, want broken", e)
 	}
 	if CheckExpectations(broken) == nil {

@@ -134,7 +134,7 @@ func trendText(t analysis.Trend) string {
 	if t.N < 3 {
 		return "-"
 	}
-	s := fmt.Sprintf("τ=%+.2f p=%s", t.Tau, formatP(t.P))
+	s := fmt.Sprintf("τ=%+.2f p=%s", t.Tau, analysis.FormatP(t.P))
 	if t.P < DefaultAlpha {
 		if t.S > 0 {
 			return "**rising** " + s

@@ -11,7 +11,7 @@ import (
 // (analysis.JudgeRepeats, analysis/trend.go): which way tps moved, in how
 // many cells, and why (host load, warm-up, drift).
 func repeatsText(j analysis.RepeatsJudgement) string {
-	head := fmt.Sprintf("tps %s over the repeats in %d of %d cells (Mann-Kendall pooled over the cells: p=%s)", j.Dir, j.Moving, j.Cells, formatP(j.PooledP))
+	head := fmt.Sprintf("tps %s over the repeats in %d of %d cells (Mann-Kendall pooled over the cells: p=%s)", j.Dir, j.Moving, j.Cells, analysis.FormatP(j.PooledP))
 	switch {
 	case j.Cold > 0 && j.ColdMoving > 0:
 		head += fmt.Sprintf(", cold-restarted ones included (%d of %d)", j.ColdMoving, j.Cold)
