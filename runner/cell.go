@@ -98,6 +98,11 @@ func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
 		if k, ok := r.srv.(server.OOMReporter); ok {
 			why = cmp.Or(k.MemoryKilled(), why)
 		}
+		if cl := r.cluster(); cl != nil && why == "the server died" { // topology.go
+			if died := cl.Unplanned(); len(died) > 0 {
+				why = strings.Join(died, "; ")
+			}
+		}
 		res.Error = why + ": " + res.Error
 		r.recover(ctx)
 	}

@@ -130,10 +130,27 @@ func (r *Runner) verifyNodes(ctx context.Context, c *experiment.Cell, res *resul
 	}
 	t := r.topologyRecord(res)
 	if when == "after the cell" {
+		// A node that died by itself during the cell (no [[events]] entry
+		// stopped it) is started again like a planned one, so that the
+		// next cell has its whole cluster, but this cell measured another
+		// cluster than it names: it fails, naming the node and how it
+		// ended, and stays out of every comparison.
+		died := cl.Unplanned() // topology/faults.go
+		tail := ""
+		for _, d := range died {
+			fmt.Fprintf(r.log, "    %s\n", d)
+		}
+		if len(died) > 0 {
+			tail = cl.LogTail(10) // before the restart adds its lines
+		}
 		healed, err := cl.Heal(ctx)
 		t.Healed = append(t.Healed, healed...)
 		for _, h := range healed {
 			fmt.Fprintf(r.log, "    %s\n", h)
+		}
+		if len(died) > 0 {
+			res.ServerLog = tail
+			return fmt.Errorf("during the cell %s", strings.Join(died, "; "))
 		}
 		if err != nil {
 			return fmt.Errorf("after the cell's events: %w", err)

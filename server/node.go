@@ -1,8 +1,10 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -38,6 +40,40 @@ func (s *Sandbox) Halt(grace time.Duration) error {
 
 // Crash implements Node.
 func (s *Sandbox) Crash() { s.Kill9() }
+
+// Exit tells how the server process ended: "killed by signal 9 (killed)",
+// "exited with status 1"; "" while it runs or before it started.
+func (s *Sandbox) Exit() string {
+	s.mu.Lock()
+	done := s.done
+	s.mu.Unlock()
+	if done == nil {
+		return ""
+	}
+	select {
+	case <-done:
+	default:
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return exitText(s.werr)
+}
+
+// exitText describes a process's exit from its Wait error.
+func exitText(werr error) string {
+	var ee *exec.ExitError
+	if !errors.As(werr, &ee) {
+		if werr == nil {
+			return "exited with status 0"
+		}
+		return werr.Error()
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("exited with status %d", ee.ExitCode())
+}
 
 // Pause implements Node.
 func (s *Sandbox) Pause() error { return s.signal(syscall.SIGSTOP) }

@@ -102,6 +102,11 @@ type Node struct {
 	opts, join []server.Setting
 	galera     galeraPorts
 	paused     bool // by a pause event, until resumed
+	// down: a stop or kill event ended the node on purpose, until it is
+	// started again; a node found not running without it died by itself
+	// (Unplanned, faults.go). Under the cluster's mu: events set it on
+	// their own goroutine.
+	down bool
 	// disconnected by a disconnect event, until reconnected (docker.go)
 	disconnected bool
 }
@@ -270,7 +275,13 @@ func (c *Cluster) Restart(ctx context.Context, startup []server.Setting) error {
 			return fmt.Errorf("%s: %w", c.nodes[i].Name, err)
 		}
 	}
-	return c.kind.restart(ctx, c)
+	if err := c.kind.restart(ctx, c); err != nil {
+		return err
+	}
+	for _, n := range c.nodes {
+		c.setDown(n, false) // every node runs again (faults.go)
+	}
+	return nil
 }
 
 // Stop implements server.Server: every node, replicas first.

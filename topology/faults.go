@@ -20,9 +20,11 @@ func (c *Cluster) Do(ctx context.Context, ev experiment.Event) error {
 	switch ev.Action {
 	case experiment.ActionStop:
 		n.paused = false
+		c.setDown(n, true)
 		return n.srv.Halt(time.Minute)
 	case experiment.ActionKill:
 		n.paused = false
+		c.setDown(n, true)
 		n.srv.Crash()
 		return nil
 	case experiment.ActionPause:
@@ -56,7 +58,43 @@ func (c *Cluster) startAgain(ctx context.Context, n *Node) error {
 		return fmt.Errorf("%s did not come back: %w", n.Name, err)
 	}
 	n.disconnected = false // a new container is on the network
+	c.setDown(n, false)
 	return c.kind.rejoined(ctx, c, n)
+}
+
+func (c *Cluster) setDown(n *Node, down bool) {
+	c.mu.Lock()
+	n.down = down
+	c.mu.Unlock()
+}
+
+// exiter is a node server that tells how its process ended (a sandbox:
+// server/node.go).
+type exiter interface{ Exit() string }
+
+// Unplanned names each node that is not running although no event stopped
+// or killed it, and how it ended: "node3 died (killed by signal 9
+// (killed)), not by a planned event". A cell during which a node died so
+// measured a cluster that was not the one it names.
+func (c *Cluster) Unplanned() []string {
+	if c.existing {
+		return nil // someone else's nodes: Heal checks them (attach.go)
+	}
+	var out []string
+	for _, n := range c.nodes {
+		c.mu.Lock()
+		down := n.down
+		c.mu.Unlock()
+		if n.srv == nil || down || n.srv.Alive() {
+			continue
+		}
+		how := "it is not running"
+		if e, ok := n.srv.(exiter); ok && e.Exit() != "" {
+			how = e.Exit()
+		}
+		out = append(out, fmt.Sprintf("%s died (%s), not by a planned event", n.Name, how))
+	}
+	return out
 }
 
 // Heal brings every node back to running after a cell's events: paused
