@@ -41,7 +41,7 @@ type Column struct {
 // Columns are cells.csv's result columns, in file order: after cell,
 // scenario, one column per varying parameter, repeat and status. New
 // columns go at the end, so that the positions of the others hold.
-var Columns = []Column{
+var Columns = append([]Column{
 	{Name: "tps", Unit: "tps", Result: true, Expect: true, Compare: "tps", HigherIsBetter: true, Format: fixed(2),
 		Value: result(func(c *Cell) float64 { return c.Result.TPS() })},
 	{Name: "qps", Unit: "qps", Result: true, Expect: true, Format: fixed(2),
@@ -140,6 +140,29 @@ var Columns = []Column{
 	{Name: "capacity", Unit: "tps", Expect: true, Compare: "capacity", HigherIsBetter: true, Format: fixed(1),
 		Value: func(c *Cell) (float64, bool) { return c.Capacity.Value() }},
 	{Name: "capacity_slo", Text: func(c *Cell) string { return c.Capacity.Text() }},
+}, tpccTypeColumns()...)
+
+// TPCCTypes are TPC-C's five transaction types as its figures name them
+// (tpcc.Types, which record does not import: tpcc's test holds the two
+// together).
+var TPCCTypes = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+// tpccTypeColumns are the per-type figures of a TPC-C cell's window (issue
+// 29), after every other column: for each type its committed transactions
+// per minute and the average, p95 and p99 latency of the committed ones in
+// ms, as in summary.md's per-type table and run.json's result metrics;
+// empty for the other engines.
+func tpccTypeColumns() []Column {
+	var out []Column
+	for _, t := range TPCCTypes {
+		out = append(out,
+			Column{Name: t + "_per_min", Unit: "tpm", Result: true, Format: fixed(1), Value: engineMetric(t + "_per_min")},
+			Column{Name: t + "_avg_ms", Unit: "ms", Result: true, Format: fixed(3), Value: engineMetric(t + "_avg_ms")},
+			Column{Name: t + "_p95_ms", Unit: "ms", Result: true, Format: fixed(3), Value: engineMetric(t + "_p95_ms")},
+			Column{Name: t + "_p99_ms", Unit: "ms", Result: true, Format: fixed(3), Value: engineMetric(t + "_p99_ms")},
+		)
+	}
+	return out
 }
 
 func engineMetric(name string) func(*Cell) (float64, bool) {

@@ -2,12 +2,14 @@ package tpcc
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 func TestDescriptorResolve(t *testing.T) {
@@ -67,5 +69,41 @@ func TestEngineResult(t *testing.T) {
 	ei := iv.Engine()
 	if ei.Metrics["nopm"] != 120 || ei.Metrics["tpm"] != 270 || ei.Metrics["new_order_per_min"] != 120 {
 		t.Errorf("%+v", ei.Metrics)
+	}
+}
+
+// cells.csv has each type's rate and latency (issue 29): record's columns
+// name tpcc's five types, are filled from a tpcc result and empty for a
+// result without them (the other engines').
+func TestCellsColumnsPerType(t *testing.T) {
+	var names []string
+	for _, ty := range Types()[:5] {
+		names = append(names, ty.String())
+	}
+	if strings.Join(names, ",") != strings.Join(record.TPCCTypes, ",") {
+		t.Fatalf("record.TPCCTypes %v, tpcc's types %v", record.TPCCTypes, names)
+	}
+	r := &Result{Sysbench: &oltp.Result{Events: 100, Elapsed: 30 * time.Second}, NOPM: 80, TPM: 190}
+	for i, n := range names {
+		r.Types = append(r.Types, TypeStats{Type: n, Committed: int64(10 * (i + 1)), PerMin: float64(20 * (i + 1)),
+			Latency: engine.Latency{Avg: 1.5, P95: float64(i + 2), P99: float64(i + 3)}})
+	}
+	tpccCell := &record.Cell{Status: record.CellOK, Result: r.Engine()}
+	other := &record.Cell{Status: record.CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5}}
+	for i, n := range names {
+		want := map[string]string{n + "_per_min": strconv.Itoa(20*(i+1)) + ".0", n + "_avg_ms": "1.500",
+			n + "_p95_ms": strconv.Itoa(i+2) + ".000", n + "_p99_ms": strconv.Itoa(i+3) + ".000"}
+		for col, w := range want {
+			c, ok := record.ColumnNamed(col)
+			if !ok {
+				t.Fatalf("cells.csv has no %s", col)
+			}
+			if got := c.Field(tpccCell); got != w {
+				t.Errorf("%s: %q, want %q", col, got, w)
+			}
+			if got := c.Field(other); got != "" {
+				t.Errorf("%s of a result without tpcc figures: %q", col, got)
+			}
+		}
 	}
 }
