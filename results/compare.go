@@ -135,9 +135,9 @@ type CellComparison struct {
 	// BaseRatio and NewRatio are the cell's headline figure (tps; NOPM for
 	// tpcc: analysis/headline.go) against its baseline cell within each run: the paired ratio of the run's Conclusion (nil for a
 	// baseline cell or a run without a baseline).
-	BaseRatio *RatioLine         `json:"base_ratio,omitempty"`
-	NewRatio  *RatioLine         `json:"new_ratio,omitempty"`
-	Metrics   []MetricComparison `json:"metrics"`
+	BaseRatio *analysis.RatioLine `json:"base_ratio,omitempty"`
+	NewRatio  *analysis.RatioLine `json:"new_ratio,omitempty"`
+	Metrics   []MetricComparison  `json:"metrics"`
 }
 
 // MetricComparison compares one figure of one cell.

@@ -365,13 +365,13 @@ func hostLines(c *Comparison) [][]string {
 			var bl, fig string
 			var b, n = "-", "-"
 			if cc.BaseRatio != nil {
-				bl, b, fig = cc.BaseRatio.Baseline, RatioText(cc.BaseRatio.Ratio), cc.BaseRatio.figure().Label
+				bl, b, fig = cc.BaseRatio.Baseline, RatioText(cc.BaseRatio.Ratio), cc.BaseRatio.Headline().Label
 			}
 			if cc.NewRatio != nil {
-				bl, n, fig = cc.NewRatio.Baseline, RatioText(cc.NewRatio.Ratio), cc.NewRatio.figure().Label
+				bl, n, fig = cc.NewRatio.Baseline, RatioText(cc.NewRatio.Ratio), cc.NewRatio.Headline().Label
 			}
-			if cc.BaseRatio != nil && cc.NewRatio != nil && cc.BaseRatio.figure().Label != cc.NewRatio.figure().Label {
-				fig = "base " + cc.BaseRatio.figure().Label + ", new " + cc.NewRatio.figure().Label // a run.json from before headlines against a new one
+			if cc.BaseRatio != nil && cc.NewRatio != nil && cc.BaseRatio.Headline().Label != cc.NewRatio.Headline().Label {
+				fig = "base " + cc.BaseRatio.Headline().Label + ", new " + cc.NewRatio.Headline().Label // a run.json from before headlines against a new one
 			}
 			parts = append(parts, fmt.Sprintf("%s vs %s within each run (paired rounds, as in summary.md): base %s, new %s", fig, bl, b, n))
 		}

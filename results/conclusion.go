@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
-	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 )
@@ -19,18 +18,9 @@ import (
 // mechanism in one line, the expectations held or broken, and every warning
 // that undermines it.
 
-// RatioLine is one cell against its baseline cell, on the figure
-// analysis.ComparisonFigure chose (analysis/headline.go).
-type RatioLine struct {
-	Cell     string               `json:"cell"`
-	Baseline string               `json:"baseline"`
-	Figure   engine.Headline      `json:"figure"`
-	Ratio    analysis.PairedRatio `json:"ratio"`
-}
-
 // Conclusion is what summary.md opens with.
 type Conclusion struct {
-	Ratios       []RatioLine             `json:"ratios,omitempty"`
+	Ratios       []analysis.RatioLine    `json:"ratios,omitempty"`
 	Mechanism    map[string]string       `json:"mechanism,omitempty"` // cell → one line
 	Linked       []string                `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
 	Capacity     []string                `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
@@ -64,29 +54,16 @@ func Conclude(r *Run) *Conclusion {
 			c.Mechanism[s.Name] = line
 		}
 	}
+	var figureNotes []string
+	c.Ratios, figureNotes = analysis.Ratios(r, br) // analysis/ratios.go
 	minRounds := math.MaxInt
 	significant := 0
-	var figureNotes []string
-	if r.Baseline != "" {
-		for _, s := range sums {
-			b := analysis.BaselineFor(r.Baseline, s, sums)
-			if b == "" || b == s.Name {
-				continue
-			}
-			fig, note := analysis.ComparisonFigure(r, s.Name, b) // analysis/headline.go
-			if note != "" {
-				figureNotes = append(figureNotes, note)
-			}
-			xs, ys := analysis.PairedValues(br, s.Name, b, fig.Name)
-			pr := analysis.RatioFromPairs(xs, ys)
-			c.Ratios = append(c.Ratios, RatioLine{Cell: s.Name, Baseline: b, Figure: fig, Ratio: pr})
-			minRounds = min(minRounds, pr.Rounds)
-			if pr.P < analysis.Alpha {
-				significant++
-			}
+	for _, l := range c.Ratios {
+		minRounds = min(minRounds, l.Ratio.Rounds)
+		if l.Ratio.P < analysis.Alpha {
+			significant++
 		}
 	}
-	roundsIntervals(c.Ratios, analysis.RoundsOf(r)) // rounds.go: until = "conclusive"
 	c.Expectations = analysis.JudgeExpectations(r, br)
 	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
 	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
@@ -103,7 +80,7 @@ func Conclude(r *Run) *Conclusion {
 	// What undermines it.
 	need := analysis.MinRoundsForRatioCI()
 	// A conclusive run's ratios carry the rounds' confidence sequence
-	// (roundsIntervals), which needs no fixed number of rounds.
+	// (analysis.Ratios), which needs no fixed number of rounds.
 	if len(c.Ratios) > 0 && minRounds < need && analysis.RoundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
 			minRounds, pl(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
@@ -224,7 +201,7 @@ func pl(n int) string {
 
 // ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
 // 6 of 6 rounds)".
-func ratioSentence(l RatioLine) string {
+func ratioSentence(l analysis.RatioLine) string {
 	pr := l.Ratio
 	if pr.Rounds == 0 {
 		return fmt.Sprintf("%s: no round in which both it and %s finished", l.Cell, l.Baseline)
@@ -238,31 +215,22 @@ func ratioSentence(l RatioLine) string {
 		sig = ", significant"
 	}
 	better := "better"
-	if !l.figure().HigherIsBetter {
+	if !l.Headline().HigherIsBetter {
 		better = "higher" // the ratio's direction, not an improvement
 	}
 	return fmt.Sprintf("%s: **%.2fx** %s %s (%s, p=%s%s, %s in %d of %d rounds)",
-		l.Cell, pr.Ratio, l.Baseline, l.figure().Label, ci, analysis.FormatP(pr.P), sig, better, pr.Above, pr.Rounds)
-}
-
-// figure is the line's figure (tps for a line made before lines carried
-// one).
-func (l RatioLine) figure() engine.Headline {
-	if l.Figure.Name == "" {
-		return engine.TPS
-	}
-	return l.Figure
+		l.Cell, pr.Ratio, l.Baseline, l.Headline().Label, ci, analysis.FormatP(pr.P), sig, better, pr.Above, pr.Rounds)
 }
 
 // ratiosFigure is the label of the figure every line is on ("tps",
 // "NOPM"), or "" when they are on different figures.
-func ratiosFigure(ls []RatioLine) string {
+func ratiosFigure(ls []analysis.RatioLine) string {
 	label := ""
 	for i, l := range ls {
-		if i > 0 && l.figure().Label != label {
+		if i > 0 && l.Headline().Label != label {
 			return ""
 		}
-		label = l.figure().Label
+		label = l.Headline().Label
 	}
 	return label
 }

@@ -64,7 +64,7 @@ var linkedFigures = []struct{ key, words string }{
 
 // linkedPairs are the run's ratio lines' pairs, then each adjacent pair of
 // the expected orderings not among them, in order.
-func linkedPairs(r *Run, ratios []RatioLine) []linkedPair {
+func linkedPairs(r *Run, ratios []analysis.RatioLine) []linkedPair {
 	var out []linkedPair
 	seen := map[[2]string]bool{}
 	add := func(cell, ref string) {
@@ -170,7 +170,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 }
 
 // linkedLines are the Conclusion's "Mechanism and outcome" lines.
-func linkedLines(r *Run, ratios []RatioLine) []string {
+func linkedLines(r *Run, ratios []analysis.RatioLine) []string {
 	pairs := linkedPairs(r, ratios)
 	if len(pairs) == 0 {
 		return nil

@@ -965,7 +965,7 @@ func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, b
 		b := hbar{y: float64(len(sums) - 1 - i), median: s.TPS, lo: math.Inf(1), hi: math.Inf(-1), runs: s.Runs, failed: s.Failed}
 		if l := ratios[s.Name]; l != nil && l.Ratio.Rounds > 0 {
 			b.ratio = RatioText(l.Ratio) + " vs " + l.Baseline
-			if f := l.figure(); f.Name != fig.Name {
+			if f := l.Headline(); f.Name != fig.Name {
 				b.ratio = f.Label + " " + b.ratio // the bar is one figure, the ratio another
 			}
 		}

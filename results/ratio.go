@@ -17,8 +17,8 @@ import (
 
 // baselineRatios is the Conclusion's ratio of every cell that has a
 // baseline cell, by cell name.
-func baselineRatios(r *Run) map[string]*RatioLine {
-	out := map[string]*RatioLine{}
+func baselineRatios(r *Run) map[string]*analysis.RatioLine {
+	out := map[string]*analysis.RatioLine{}
 	if r == nil || r.Baseline == "" {
 		return out
 	}
@@ -31,8 +31,8 @@ func baselineRatios(r *Run) map[string]*RatioLine {
 // ratioHeading is the Results table's ratio column: "tps vs b1e1", "NOPM
 // vs b1e1" (the figure every ratio is on: analysis/headline.go), "ratio vs b1e1"
 // when the lines are on different figures.
-func ratioHeading(r *Run, ratios map[string]*RatioLine) string {
-	var ls []RatioLine
+func ratioHeading(r *Run, ratios map[string]*analysis.RatioLine) string {
+	var ls []analysis.RatioLine
 	for _, l := range ratios {
 		ls = append(ls, *l)
 	}

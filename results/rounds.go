@@ -149,29 +149,6 @@ func decisionText(d record.RoundDecision, fig string, precision float64) string 
 	return fmt.Sprintf("**%.2fx**%s, %s (95%% CI %s, %d round%s)", d.Ratio, fig, what, d.CIText(), d.Pairs, pl(d.Pairs))
 }
 
-// roundsIntervals gives each scenario-vs-baseline ratio of a conclusive run
-// the rounds' interval (the confidence sequence, valid however often the
-// run looked) in place of the fixed-rounds one, so that the Conclusion, the
-// Results table, the pivot and the plots show one ratio with one interval.
-// A side the looks have not bounded yet leaves the ratio without one.
-func roundsIntervals(ls []RatioLine, rec *record.RoundsRecord) {
-	if rec == nil {
-		return
-	}
-	for i := range ls {
-		l := &ls[i]
-		for _, d := range rec.Decisions {
-			if d.Expectation != "" || d.X != l.Cell || d.Y != l.Baseline {
-				continue
-			}
-			l.Ratio.Lo, l.Ratio.Hi, l.Ratio.CIOK, l.Ratio.Coverage = math.NaN(), math.NaN(), false, 0
-			if d.CILo > 0 && d.CIHi > 0 {
-				l.Ratio.Lo, l.Ratio.Hi, l.Ratio.CIOK, l.Ratio.Coverage = d.CILo, d.CIHi, true, 1-d.Alpha
-			}
-		}
-	}
-}
-
 // undecidedWhy says in one sentence why a run that spent its rounds left a
 // comparison undecided: how far apart its per-round ratios were, against
 // the precision asked for, and what disturbed the rounds (stalls, other

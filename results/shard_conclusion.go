@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"benchmatrix/analysis"
 )
 
 // How a merged run's machines enter the Conclusion and compare (issue 19).
@@ -89,7 +91,7 @@ func writeShardReplication(w io.Writer, r *Run) {
 // shardWarnings is what a merged run's machines undermine: pairs whose two
 // cells ran in different shards, and shards that shared a host at the same
 // time (they competed for it).
-func shardWarnings(r *Run, ratios []RatioLine, br map[string]map[int]*Cell) []string {
+func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*Cell) []string {
 	if !isMerged(r) {
 		return nil
 	}

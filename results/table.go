@@ -179,7 +179,7 @@ func writePivot(w io.Writer, r *Run) error {
 				row = append(row, "-")
 			case colName == "scenario" && cv != r.Baseline && l != nil && l.Ratio.Rounds > 0:
 				ratio := RatioText(l.Ratio)
-				if f := l.figure(); f.Name != "tps" {
+				if f := l.Headline(); f.Name != "tps" {
 					ratio = f.Label + " " + ratio // the tps cell, the ratio of the cells' headline
 				}
 				row = append(row, fmt.Sprintf("%.1f (%s)", s.TPS, ratio))
