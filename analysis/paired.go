@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"benchmatrix/record"
@@ -286,7 +285,7 @@ func MannKendall(xs []float64) Trend {
 	}
 	pairs := n * (n - 1) / 2
 	tr.Tau = float64(tr.S) / float64(pairs)
-	s := slices.Sorted(slices.Values(xs))
+	s := sortedCopy(xs)
 	tieTerm := 0.0
 	ties := false
 	for i := 0; i < n; {

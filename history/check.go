@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"benchmatrix/analysis"
 	"benchmatrix/record"
-	"benchmatrix/results"
 )
 
 // Metric is one figure a series is checked on.
@@ -280,7 +280,7 @@ func repeatsTest(reps [][]float64, start, mid, end int) (float64, bool) {
 			b = append(b, reps[i]...)
 		}
 	}
-	u, err := results.MannWhitneyU(a, b)
+	u, err := analysis.MannWhitneyU(a, b)
 	if err != nil {
 		return 0, false
 	}

@@ -147,8 +147,8 @@ type MetricComparison struct {
 	HigherIsBetter bool   `json:"higher_is_better"`
 	// Base and New are the medians over the successful repeats with their
 	// 95 % confidence intervals.
-	Base MedianInterval `json:"base"`
-	New  MedianInterval `json:"new"`
+	Base analysis.MedianInterval `json:"base"`
+	New  analysis.MedianInterval `json:"new"`
 	// CoV of each side in percent (NaN below two repeats).
 	BaseCoV float64 `json:"base_cov_pct"`
 	NewCoV  float64 `json:"new_cov_pct"`
@@ -261,7 +261,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 			cc.Metrics = append(cc.Metrics, mc)
 		}
 		nb, nn := len(b.ok), len(n.ok)
-		if nb > 0 && nn > 0 && UTestMinP(nb, nn) >= opt.Alpha {
+		if nb > 0 && nn > 0 && analysis.UTestMinP(nb, nn) >= opt.Alpha {
 			fewRepeats = append(fewRepeats, fmt.Sprintf("%s (%d vs %d)", b.name, nb, nn))
 		}
 		if b.failed > 0 {
@@ -284,11 +284,11 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 
 	if len(fewRepeats) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats to detect a change (need ≥%d each for p<%g): %s",
-			MinRepeatsToDetect(opt.Alpha), opt.Alpha, strings.Join(fewRepeats, ", ")))
+			analysis.MinRepeatsToDetect(opt.Alpha), opt.Alpha, strings.Join(fewRepeats, ", ")))
 	}
 	if ciMissing {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("a 95%% confidence interval of the median needs ≥%d repeats; medians with fewer are shown without one",
-			MinSamplesForCI(analysis.Confidence)))
+			analysis.MinSamplesForCI(analysis.Confidence)))
 	}
 	c.Warnings = append(c.Warnings, failedNotes...)
 	for _, cc := range c.Cells {
@@ -309,8 +309,8 @@ func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricCompar
 	bv, nv := values(base, m.value), values(new, m.value)
 	mc := MetricComparison{
 		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
-		Base: MedianCI(bv, analysis.Confidence), New: MedianCI(nv, analysis.Confidence),
-		BaseCoV: CoV(bv), NewCoV: CoV(nv),
+		Base: analysis.MedianCI(bv, analysis.Confidence), New: analysis.MedianCI(nv, analysis.Confidence),
+		BaseCoV: analysis.CoV(bv), NewCoV: analysis.CoV(nv),
 		DeltaPct: math.NaN(), P: math.NaN(), Verdict: Unchanged,
 	}
 	switch {
@@ -327,7 +327,7 @@ func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricCompar
 	if mc.Base.Median != 0 {
 		mc.DeltaPct = (mc.New.Median - mc.Base.Median) / math.Abs(mc.Base.Median) * 100
 	}
-	u, err := MannWhitneyU(bv, nv)
+	u, err := analysis.MannWhitneyU(bv, nv)
 	if err != nil {
 		return mc
 	}
@@ -561,7 +561,7 @@ func verdictText(mc MetricComparison) string {
 
 // formatMedian is the median and, when there is one, the half-width of its
 // confidence interval in percent (the wider side), as benchstat shows it.
-func formatMedian(mi MedianInterval, unit string) string {
+func formatMedian(mi analysis.MedianInterval, unit string) string {
 	if mi.N == 0 {
 		return "-"
 	}

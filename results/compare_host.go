@@ -306,7 +306,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 	if len(bx) == 0 || len(nx) == 0 {
 		return false, fmt.Sprintf("no round measured both it and %s", name)
 	}
-	u, err := MannWhitneyU(bx, nx)
+	u, err := analysis.MannWhitneyU(bx, nx)
 	shift := math.Exp(Median(nx) - Median(bx)) // new over base, of the cell/control ratio
 	delta := (shift - 1) * 100
 	worse := delta < -opt.Threshold

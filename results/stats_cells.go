@@ -59,10 +59,10 @@ func CellStats(r *Run) []CellStat {
 	for _, name := range order {
 		s := by[name]
 		xs := tps[name]
-		mi := MedianCI(xs, analysis.Confidence)
+		mi := analysis.MedianCI(xs, analysis.Confidence)
 		s.N = len(xs)
 		s.MedianTPS, s.CILow, s.CIHigh, s.CIOK = mi.Median, mi.Lo, mi.Hi, mi.OK
-		s.MeanTPS, s.StdDevTPS, s.CoV = Mean(xs), StdDev(xs), CoV(xs)
+		s.MeanTPS, s.StdDevTPS, s.CoV = analysis.Mean(xs), analysis.StdDev(xs), analysis.CoV(xs)
 		switch {
 		case s.CoV > NoisyPct:
 			s.Noisy, s.Why = true, fmt.Sprintf("CoV %.1f%% > %g%%", s.CoV, NoisyPct)
@@ -76,7 +76,7 @@ func CellStats(r *Run) []CellStat {
 
 // ciHalfWidthPct is how far the interval reaches from the median, on its
 // wider side, in percent of the median.
-func ciHalfWidthPct(mi MedianInterval) float64 {
+func ciHalfWidthPct(mi analysis.MedianInterval) float64 {
 	return math.Max(mi.Hi-mi.Median, mi.Median-mi.Lo) / math.Abs(mi.Median) * 100
 }
 
@@ -124,7 +124,7 @@ func WriteCellStats(w io.Writer, r *Run) error {
 		"a cell is noisy when the CoV or the interval's reach exceeds %g%% of the median. "+
 		"The trend is the Mann-Kendall test of tps against the order the repeats ran in (Kendall's τ and the two-sided p; "+
 		"flagged at p < 0.05, which needs ≥5 repeats): a rise or fall there is an order effect such as warm-up, not noise.\n",
-		MinSamplesForCI(analysis.Confidence), NoisyPct)
+		analysis.MinSamplesForCI(analysis.Confidence), NoisyPct)
 	return err
 }
 

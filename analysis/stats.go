@@ -1,9 +1,11 @@
-package results
+package analysis
 
 import (
 	"errors"
 	"math"
 	"sort"
+
+	"benchmatrix/record"
 )
 
 // The statistics below follow benchstat (reference/anchors.md §3.2): the
@@ -39,7 +41,7 @@ func MedianCI(xs []float64, level float64) MedianInterval {
 		return mi
 	}
 	s := sortedCopy(xs)
-	mi.Median = Median(s)
+	mi.Median = record.Median(s)
 	lo, hi, cov, ok := MedianCIOrders(len(s), level)
 	if !ok {
 		return mi
