@@ -118,15 +118,6 @@ func bindingWarnings(r *Run) []string {
 	return out
 }
 
-func limitOf(c *Cell, key string) record.LimitBinding {
-	for _, lb := range c.Binding.Limits {
-		if lb.Key == key {
-			return lb
-		}
-	}
-	return record.LimitBinding{Key: key}
-}
-
 // unboundText says what a limit that did not bind failed to create.
 func unboundText(lb record.LimitBinding, hostCores int) string {
 	never := lb.BoundSeconds == 0

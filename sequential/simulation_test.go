@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,18 +167,6 @@ type simResult struct {
 func (r simResult) rate(k int) float64 { return float64(k) / float64(r.n) }
 
 func (r simResult) meanRounds() float64 { return float64(r.all) / float64(r.n) }
-
-func (r simResult) medianRounds() float64 {
-	s := append([]int(nil), r.rounds...)
-	sort.Ints(s)
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	if len(s)%2 == 1 {
-		return float64(s[len(s)/2])
-	}
-	return float64(s[len(s)/2-1]+s[len(s)/2]) / 2
-}
 
 func run(seed uint64, n int, rule decider, nz noise, factor float64) simResult {
 	rng := rand.New(rand.NewPCG(seed, 0x73657175656e7469))
