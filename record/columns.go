@@ -123,7 +123,7 @@ var Columns = append([]Column{
 	mechanism("cg_reads_trx", "reads", "server reads/trx", "%.2f", false),
 	mechanism("cg_kb_trx", "KiB", "server KiB written/trx", "%.1f", false),
 	// The time to a steady state from the engine's first second (warm-up
-	// included; results/steady.go): empty when the cell did not settle
+	// included; analysis/steady.go): empty when the cell did not settle
 	// within its run.
 	{Name: "steady_s", Unit: "s", Format: fixed(0), Value: func(c *Cell) (float64, bool) {
 		if c.Steady == nil || !c.Steady.Settled {
