@@ -41,6 +41,8 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 		for k < len(todo) && r.plan.Cells[todo[k]].Repeat == round {
 			k++
 		}
+		// A failed cell fails the run at the end (ErrCellsFailed), not
+		// the rounds after it.
 		err = r.runCells(ctx, run, w, todo[:k])
 		todo = todo[k:]
 		if err != nil && !errors.Is(err, ErrCellsFailed) {
@@ -110,8 +112,9 @@ func roundState(run *results.Run, spec record.RoundsSpec, round int) string {
 	return fmt.Sprintf("after round %d of the %d before the first look: %s", round, spec.MinRounds, strings.Join(parts, ", "))
 }
 
-// chooseLength is duration = "auto": once the first round has run whole,
-// the cells of the rounds after it measure the length chosen from its
+// chooseLength is duration = "auto": once a round of the pilot length has
+// run with every cell ok (the first, unless one of its cells failed), the
+// cells of the rounds after it measure the length chosen from its
 // per-second noise and its setup time (sequential.ChooseLength); a resumed
 // run chooses again from the same cells, and so the same.
 func (r *Runner) chooseLength(run *results.Run, spec record.RoundsSpec, round int) {
