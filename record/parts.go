@@ -39,7 +39,9 @@ func AssessContention(cpuOther, steal, ioOther, ioAll []float64, th parts.Conten
 
 // AssessBinding is parts.AssessBinding: a pure function of the limits and
 // the measured seconds' counters.
-func AssessBinding(l catalog.LimitSet, s parts.BindingSeries) parts.Binding { return parts.AssessBinding(l, s) }
+func AssessBinding(l catalog.LimitSet, s parts.BindingSeries) parts.Binding {
+	return parts.AssessBinding(l, s)
+}
 
 // AssessData is parts.AssessData: the data against the memory that holds
 // it, and the measured seconds' reads.

@@ -71,9 +71,9 @@ type TypeStats struct {
 	// Restarts counts attempts of this type restarted after an ignorable
 	// error (deadlock, lock wait timeout): sysbench-tpcc runs the event
 	// again from its start, drawing a new transaction type.
-	Restarts int64        `json:"restarts"`
-	PerMin   float64      `json:"per_min"`
-	Share    float64      `json:"share"` // of all events
+	Restarts int64          `json:"restarts"`
+	PerMin   float64        `json:"per_min"`
+	Share    float64        `json:"share"` // of all events
 	Latency  engine.Latency `json:"latency"`
 }
 
