@@ -114,6 +114,34 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 			warnings = append(warnings, fmt.Sprintf("%s: in %d of %d searches the client could not keep up above the capacity found (its own delay alone made the target miss): the limit found may be the client's, not the server's", n, client, len(cs)))
 		}
 	}
+	// Without a baseline, two capacities one line apart still make a
+	// ratio: each searched cell against the first searched (plan order).
+	if r.Baseline == "" {
+		var searched []string
+		for _, n := range names {
+			if by[n][0].Capacity.Searched {
+				searched = append(searched, n)
+			}
+		}
+		for _, n := range searched[min(1, len(searched)):] {
+			base := searched[0]
+			slo := by[n][0].Capacity.SLO.String()
+			xs, ys := analysis.PairedValues(br, n, base, "capacity")
+			pr := analysis.RatioFromPairs(xs, ys)
+			if pr.Rounds == 0 {
+				lines = append(lines, capacityRatioSentence(n, base, slo, xs, ys, by))
+				continue
+			}
+			line := fmt.Sprintf("%s against %s at %s (no baseline named: against the first cell searched): **%.2fx** capacity over %d paired round%s",
+				n, base, slo, pr.Ratio, pr.Rounds, pl(pr.Rounds))
+			if pr.CIOK {
+				line += fmt.Sprintf(" (95%% CI %.2f–%.2f, p=%s)", pr.Lo, pr.Hi, analysis.FormatP(pr.P))
+			} else if more := capacityRatioSentence(n, base, slo, xs, ys, by); more != "" {
+				line += "; " + strings.TrimPrefix(more, fmt.Sprintf("%s against %s at %s: ", n, base, slo))
+			}
+			lines = append(lines, line)
+		}
+	}
 	// Each cell against its baseline cell, paired by round.
 	if r.Baseline != "" {
 		sums := r.Summaries()

@@ -194,3 +194,36 @@ func TestLogTicks125LabelsShortRanges(t *testing.T) {
 		t.Errorf("1-1e6: labels %q, want the powers of ten only", got)
 	}
 }
+
+// Without a baseline the Conclusion still states the capacity ratio of the
+// two cells it searched (issue 40: "no baseline to compare with" although
+// both capacities were printed one line apart).
+func TestCapacityRatioWithoutBaseline(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		caps map[string][]float64
+		want string
+	}{
+		{map[string][]float64{"b1e1": {2400, 2300, 2500, 2350, 2450, 2380}, "b0e0": {8400, 9000, 8800, 8500, 9100, 8700}},
+			"b0e0 against b1e1 at p99 < 50ms (no baseline named: against the first cell searched): **3.6"},
+		{map[string][]float64{"b1e1": {2000}, "b0e0": {8000}},
+			"b0e0 against b1e1 at p99 < 50ms (no baseline named: against the first cell searched): **4.00x** capacity over 1 paired round; 1 paired round, too few for a 95% interval; the searches' brackets allow 3.70–4.32x"},
+	} {
+		r := capacityRun(tc.caps)
+		r.Baseline = ""
+		r.Manifest = strings.Replace(r.Manifest, "baseline = \"b1e1\"\n", "", 1)
+		lines, _ := capacityLines(r, analysis.ByRepeat(r))
+		text := strings.Join(lines, "\n")
+		if !strings.Contains(text, tc.want) {
+			t.Errorf("no baseline: lacks %q:\n%s", tc.want, text)
+		}
+		if len(tc.caps["b1e1"]) == 6 && !strings.Contains(text, "(95% CI ") {
+			t.Errorf("six rounds: no interval:\n%s", text)
+		}
+		var b bytes.Buffer
+		WriteConclusion(&b, r)
+		if !strings.Contains(b.String(), "(no baseline named: against the first cell searched)") {
+			t.Errorf("the Conclusion lacks the capacity ratio:\n%s", b.String())
+		}
+	}
+}
