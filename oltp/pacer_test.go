@@ -71,48 +71,74 @@ func TestPacerGapsAreExponential(t *testing.T) {
 // only what does not depend on the machine's speed: every arrival is
 // offered once, in order, never before it is due, and the pacer stops.
 func TestPacerWakesOnTime(t *testing.T) {
-	const rate = 1000
-	const window = time.Second
-	late := map[string]time.Duration{}
 	for _, c := range []struct {
 		name  string
 		sleep sleeper
 	}{{"nanosleep", preciseSleep}, {"go timer", timerSleep}} {
-		sh := &shared{stopCh: make(chan struct{}), fatalCh: make(chan struct{})}
-		ch := make(chan arrival, backlogSize)
-		start := time.Now()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			feed(sh, newPacer(rate, NewRand(9, -1)), start, ch, c.sleep)
-		}()
-		var lates []time.Duration
-		var prev time.Time
-		for time.Since(start) < window {
-			select {
-			case a := <-ch:
-				got := time.Since(a.at)
-				if got < 0 {
-					t.Fatalf("%s: an arrival due at %v was offered %v early", c.name, a.at.Sub(start), -got)
-				}
-				if a.at.Before(prev) {
-					t.Fatalf("%s: arrivals out of order", c.name)
-				}
-				prev = a.at
-				lates = append(lates, got)
-			case <-time.After(50 * time.Millisecond):
-			}
-		}
-		sh.requestStop()
-		<-done
-		if len(lates) < rate/4 {
-			t.Fatalf("%s: %d arrivals in %v at %d/s", c.name, len(lates), window, rate)
-		}
-		slices.Sort(lates)
-		late[c.name] = lates[len(lates)/2]
+		lates := pacerLateness(t, c.name, c.sleep)
 		t.Logf("%s: %d arrivals, received late by p50 %v, p99 %v", c.name, len(lates), lates[len(lates)/2], lates[len(lates)*99/100])
 	}
-	if late["nanosleep"] > 0 {
-		t.Logf("median lateness, go timer / nanosleep: x%.1f", float64(late["go timer"])/float64(late["nanosleep"]))
+}
+
+// pacerLateness feeds a pacer at 1,000/s for 1 s with the sleeper to an
+// idle consumer and returns how late each arrival was received, sorted;
+// it fails on an early, out-of-order or missing arrival.
+func pacerLateness(t testing.TB, name string, sleep sleeper) []time.Duration {
+	t.Helper()
+	const rate = 1000
+	const window = time.Second
+	sh := &shared{stopCh: make(chan struct{}), fatalCh: make(chan struct{})}
+	ch := make(chan arrival, backlogSize)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		feed(sh, newPacer(rate, NewRand(9, -1)), start, ch, sleep)
+	}()
+	var lates []time.Duration
+	var prev time.Time
+	for time.Since(start) < window {
+		select {
+		case a := <-ch:
+			got := time.Since(a.at)
+			if got < 0 {
+				t.Fatalf("%s: an arrival due at %v was offered %v early", name, a.at.Sub(start), -got)
+			}
+			if a.at.Before(prev) {
+				t.Fatalf("%s: arrivals out of order", name)
+			}
+			prev = a.at
+			lates = append(lates, got)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	sh.requestStop()
+	<-done
+	if len(lates) < rate/4 {
+		t.Fatalf("%s: %d arrivals in %v at %d/s", name, len(lates), window, rate)
+	}
+	slices.Sort(lates)
+	return lates
+}
+
+// BenchmarkPacerLateness measures the pacer's lateness with nanosleep(2)
+// and with the Go runtime's timers side by side in one run and reports
+// the ratio of their medians (docs/capacity.md: x7.2 and x6.3 under CI
+// load): go test -run '^$' -bench PacerLateness ./oltp
+func BenchmarkPacerLateness(b *testing.B) {
+	var precise, timers []time.Duration
+	for range b.N {
+		p := pacerLateness(b, "nanosleep", preciseSleep)
+		g := pacerLateness(b, "go timer", timerSleep)
+		precise = append(precise, p[len(p)/2])
+		timers = append(timers, g[len(g)/2])
+	}
+	slices.Sort(precise)
+	slices.Sort(timers)
+	mp, mt := precise[len(precise)/2], timers[len(timers)/2]
+	b.ReportMetric(float64(mp.Microseconds()), "nanosleep-p50-µs")
+	b.ReportMetric(float64(mt.Microseconds()), "gotimer-p50-µs")
+	if mp > 0 {
+		b.ReportMetric(float64(mt)/float64(mp), "timer/nanosleep")
 	}
 }
