@@ -163,13 +163,16 @@ func Conclude(r *Run) *Conclusion {
 		c.Warnings = append(c.Warnings, "repeats: "+repeatsText(j))
 	}
 	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
+	// The most important first: a broken expectation leads the list.
+	var broken []string
 	for _, e := range c.Broken() {
 		g := ""
 		if e.Group != "" {
 			g = " at " + e.Group
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("expectation broken%s: %s (%s)", g, e.Text, e.Detail))
+		broken = append(broken, fmt.Sprintf("expectation broken%s: %s (%s)", g, e.Text, e.Detail))
 	}
+	c.Warnings = append(broken, c.Warnings...)
 	switch {
 	case r.Baseline == "" && len(c.Expectations) == 0:
 		c.Nothing, c.NothingWhy = true, "no baseline to compare with: set [experiment] baseline (or expect) to get ratios with their confidence"
