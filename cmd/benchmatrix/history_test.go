@@ -163,14 +163,21 @@ func TestHistoryEndToEnd(t *testing.T) {
 	}
 
 	// The A/A history: 20 runs of the same settings, no alarm on the test
-	// cell's tps. (Every series and metric is logged.)
+	// cell's ratio to ref. Not on its tps: on 2026-12-07 a fresh-clone CI
+	// run's A/A tps stepped +90.4% at run 15, when the other packages'
+	// tests ended and the host's load fell, and failed the tps gate; the
+	// two cells of a run share such a shift and their ratio cancels it. A
+	// burst within one cell's window still moves the ratio (a newest ref
+	// run at 2.4x its level once moved it 54 %), hence the same 90 % floor.
+	// (Every series and metric is logged.)
 	aaDB := filepath.Join(tmp, "aa.db")
 	mustAdd(aaDB, aa...)
 	_, all = hist("check", "--history", aaDB)
 	t.Logf("A/A history, 20 runs, all series and metrics:\n%s", all)
-	code, out = hist(append([]string{"check", "--history", aaDB}, gate...)...)
-	if code != 0 || strings.Contains(out, "tps: ") {
-		t.Fatalf("A/A: exit %d, want 0 and no tps change point\n%s", code, out)
+	aaGate := []string{"--series", "hist/test", "--metric", "ratio", "--min-change", "90"}
+	code, out = hist(append([]string{"check", "--history", aaDB}, aaGate...)...)
+	if code != 0 || strings.Contains(out, "ratio: ") {
+		t.Fatalf("A/A: exit %d, want 0 and no ratio change point\n%s", code, out)
 	}
 
 	// The same step history in a MariaDB database on the sandbox (created
