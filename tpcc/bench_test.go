@@ -18,109 +18,107 @@ import (
 	"benchmatrix/sqlconn"
 )
 
-// TestBenchVsSysbenchTPCC is the tpcc counterpart of bench-vs-sysbench:
+// BenchmarkVsSysbenchTPCC is the tpcc counterpart of bench-vs-sysbench:
 // sysbench 1.0.20 with sysbench-tpcc's tpcc.lua and ours, side by side on
-// one sandbox (each in its own database), the same shape: prepare time and
-// rows/s, then runs of the same length interleaved (theirs, ours, theirs,
-// ours): tps, NOPM and client CPU per transaction. It prints figures and
-// asserts none (the machine is shared); it runs only when asked:
+// one sandbox (each in its own database), the same shape. Before the timer:
+// both prepares (their times' ratio is reported as prepare-x). Then rounds
+// of runs of the same length, interleaved: theirs,
+// ours as `benchmatrix oltp tpcc.lua` runs it (the command's GOMAXPROCS
+// policy, benchProcs, so that its workers use blocking sockets), then ours
+// on the netpoller (no reserver). It reports the medians over the rounds
+// of ours/theirs, each measured side by side in the same round: tps
+// (tps-x-blocking, tps-x-netpoller) and client CPU per transaction
+// (cpu-x-blocking, cpu-x-netpoller). A measurement, run when asked:
 //
-//	BENCHMATRIX_TPCC_BENCH=1 BENCHMATRIX_TPCC_LUA=/path/to/sysbench-tpcc \
-//	  go test ./tpcc -run TestBenchVsSysbenchTPCC -v -timeout 60m
+//	go test ./tpcc -run '^$' -bench VsSysbenchTPCC -benchtime 1x -timeout 60m
 //
+// (1x: the prepare is the costly part, and each b.N adds its rounds).
 // BENCHMATRIX_TPCC_SHAPE overrides the shape ("tables=1 scale=2 threads=4
-// time=30 rounds=3"). Each round runs sysbench-tpcc, then ours as
-// `benchmatrix oltp tpcc.lua` runs it (the command's GOMAXPROCS policy,
-// benchProcs, so that its workers use blocking sockets), then ours on the
-// netpoller (no reserver). The last lines are the medians of the rounds'
-// ratios.
-func TestBenchVsSysbenchTPCC(t *testing.T) {
-	if os.Getenv("BENCHMATRIX_TPCC_BENCH") == "" {
-		t.Skip("a measurement, not a test: set BENCHMATRIX_TPCC_BENCH=1 (and BENCHMATRIX_TPCC_LUA)")
-	}
-	dir := tpccLuaDir(t)
+// time=30 rounds=3"); the -v log has each round's figures.
+func BenchmarkVsSysbenchTPCC(b *testing.B) {
+	dir := tpccLuaDir(b)
 	shape := map[string]int{"tables": 1, "scale": 2, "threads": 4, "time": 30, "rounds": 3}
 	for _, kv := range strings.Fields(os.Getenv("BENCHMATRIX_TPCC_SHAPE")) {
 		k, v, _ := strings.Cut(kv, "=")
 		n, err := strconv.Atoi(v)
 		if _, ok := shape[k]; !ok || err != nil {
-			t.Fatalf("BENCHMATRIX_TPCC_SHAPE: %q", kv)
+			b.Fatalf("BENCHMATRIX_TPCC_SHAPE: %q", kv)
 		}
 		shape[k] = n
 	}
 	line := []string{fmt.Sprintf("--tables=%d", shape["tables"]), fmt.Sprintf("--scale=%d", shape["scale"]),
 		fmt.Sprintf("--threads=%d", shape["threads"])}
 	runLine := append(append([]string{}, line...), fmt.Sprintf("--time=%d", shape["time"]), "--report-interval=10")
-	sb := startSandbox(t)
-	theirsCfg, _ := testDB(t, sb, "sbt")
-	oursCfg, ours := testDB(t, sb, "ours")
+	sb := startSandbox(b)
+	theirsCfg, _ := testDB(b, sb, "sbt")
+	oursCfg, ours := testDB(b, sb, "ours")
 	ctx := context.Background()
-	t.Logf("shape %v; load before: %s", shape, loadavg())
+	b.Logf("shape %v; load before: %s", shape, loadavg())
 
 	// Prepare: theirs, then ours.
 	start := time.Now()
-	runSysbench(t, dir, theirsCfg, "./tpcc.lua", append(append([]string{}, line...), "prepare")...)
+	runSysbench(b, dir, theirsCfg, "./tpcc.lua", append(append([]string{}, line...), "prepare")...)
 	theirPrepare := time.Since(start)
 	var errOut bytes.Buffer
 	start = time.Now()
 	if code := Main(ctx, cliArgs(oursCfg, "tpcc.lua", append(append([]string{}, line...), "prepare")...), &bytes.Buffer{}, &errOut); code != 0 {
-		t.Fatalf("prepare: %d %s", code, errOut.String())
+		b.Fatalf("prepare: %d %s", code, errOut.String())
 	}
 	ourPrepare := time.Since(start)
 	rows := float64(0)
 	for _, k := range tableKinds {
-		rows += float64(count(t, ours, "SELECT COUNT(*) FROM "+k+"1")) * float64(shape["tables"])
+		rows += float64(count(b, ours, "SELECT COUNT(*) FROM "+k+"1")) * float64(shape["tables"])
 	}
 	const wait = 30 * time.Second // sysbench-tpcc's fixed "Waiting on tables 30 sec"
-	t.Logf("prepare %.0f rows: sysbench-tpcc %.1f s (%.0f rows/s; %.0f rows/s without its 30 s wait), ours %.1f s (%.0f rows/s): x%.2f (x%.2f without the wait); load %s",
+	b.Logf("prepare %.0f rows: sysbench-tpcc %.1f s (%.0f rows/s; %.0f rows/s without its 30 s wait), ours %.1f s (%.0f rows/s); load %s",
 		rows, theirPrepare.Seconds(), rows/theirPrepare.Seconds(), rows/(theirPrepare-wait).Seconds(),
-		ourPrepare.Seconds(), rows/ourPrepare.Seconds(), theirPrepare.Seconds()/ourPrepare.Seconds(),
-		(theirPrepare-wait).Seconds()/ourPrepare.Seconds(), loadavg())
+		ourPrepare.Seconds(), rows/ourPrepare.Seconds(), loadavg())
 
 	tpsRE := regexp.MustCompile(`transactions:\s+(\d+)\s+\(([0-9.]+) per sec`)
 	modes := []struct {
 		name  string
 		procs sqlconn.ProcReserver
-	}{{"blocking sockets", benchProcs{}}, {"netpoller", nil}}
+	}{{"blocking", benchProcs{}}, {"netpoller", nil}}
 	tpsRatio, cpuRatio := make([][]float64, len(modes)), make([][]float64, len(modes))
-	for round := 1; round <= shape["rounds"]; round++ {
+	b.ResetTimer()
+	for round := 1; round <= shape["rounds"]*b.N; round++ {
 		cmd := exec.Command("sysbench", cliArgs(theirsCfg, "./tpcc.lua", append(append([]string{}, runLine...), "run")...)...)
 		cmd.Dir = dir
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("sysbench run: %v\n%s", err, out.String())
+			b.Fatalf("sysbench run: %v\n%s", err, out.String())
 		}
 		m := tpsRE.FindStringSubmatch(out.String())
 		if m == nil {
-			t.Fatalf("sysbench run: %s", out.String())
+			b.Fatalf("sysbench run: %s", out.String())
 		}
 		theirEvents, _ := strconv.ParseFloat(m[1], 64)
 		theirTPS, _ := strconv.ParseFloat(m[2], 64)
 		theirCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 
 		theirMs := theirCPU.Seconds() * 1000 / theirEvents
-		t.Logf("round %d: sysbench-tpcc %.1f tps, %.3f ms client CPU per transaction; load %s", round, theirTPS, theirMs, loadavg())
-		// Ours both ways, in turn: as the command runs it (blocking
-		// sockets, GOMAXPROCS raised) and on the netpoller (no reserver).
+		b.Logf("round %d: sysbench-tpcc %.1f tps, %.3f ms client CPU per transaction; load %s", round, theirTPS, theirMs, loadavg())
 		for i, mode := range modes {
 			before := rusage()
 			var ourOut, ourErr bytes.Buffer
 			if code := MainWith(ctx, cliArgs(oursCfg, "tpcc.lua", append(append([]string{}, runLine...), "--format=json", "run")...), &ourOut, &ourErr, mode.procs); code != 0 {
-				t.Fatalf("run: %d %s", code, ourErr.String())
+				b.Fatalf("run: %d %s", code, ourErr.String())
 			}
 			ourCPU := rusage() - before
-			res := parseJSONResult(t, ourOut.Bytes())
+			res := parseJSONResult(b, ourOut.Bytes())
 			ourMs := ourCPU.Seconds() * 1000 / float64(res.Sysbench.Events)
-			t.Logf("round %d: ours (%s) %.1f tps (NOPM %.0f, TPM %.0f), %.3f ms client CPU per transaction: tps x%.2f, CPU x%.2f; load %s",
+			b.Logf("round %d: ours (%s) %.1f tps (NOPM %.0f, TPM %.0f), %.3f ms client CPU per transaction: tps x%.2f, CPU x%.2f; load %s",
 				round, mode.name, res.Sysbench.TPS(), res.NOPM, res.TPM, ourMs, res.Sysbench.TPS()/theirTPS, ourMs/theirMs, loadavg())
 			tpsRatio[i] = append(tpsRatio[i], res.Sysbench.TPS()/theirTPS)
 			cpuRatio[i] = append(cpuRatio[i], ourMs/theirMs)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(theirPrepare.Seconds()/ourPrepare.Seconds(), "prepare-x")
 	for i, mode := range modes {
-		t.Logf("median of %d rounds, ours (%s) / sysbench-tpcc: tps x%.2f, client CPU per transaction x%.2f (tps %.2f, CPU %.2f)",
-			len(tpsRatio[i]), mode.name, median(tpsRatio[i]), median(cpuRatio[i]), tpsRatio[i], cpuRatio[i])
+		b.ReportMetric(median(tpsRatio[i]), "tps-x-"+mode.name)
+		b.ReportMetric(median(cpuRatio[i]), "cpu-x-"+mode.name)
 	}
 }
 

@@ -18,23 +18,29 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// tpccLuaDir is a checkout of Percona-Lab/sysbench-tpcc
-// ($BENCHMATRIX_TPCC_LUA: the directory holding tpcc.lua, or tpcc.lua
-// itself). Nothing of it is committed here, and a test may fetch nothing
-// at CI time: without it the comparison skips (TestPrepareRunCheck
-// checks our side alone).
-func tpccLuaDir(t *testing.T) string {
+// tpccLuaDir is the folder holding sysbench-tpcc's tpcc.lua:
+// $BENCHMATRIX_TPCC_LUA (the folder, or tpcc.lua itself), else
+// sysbench-tpcc/ in the yardsticks folder ($BENCHMATRIX_YARDSTICKS, else
+// ../shared/yardsticks from the repository's root, where CI has it).
+// Nothing of it is committed here. The test skips, saying where it
+// looked, only when no such folder exists; a folder without the scripts
+// fails it.
+func tpccLuaDir(t testing.TB) string {
 	t.Helper()
-	p := os.Getenv("BENCHMATRIX_TPCC_LUA")
+	p, where := os.Getenv("BENCHMATRIX_TPCC_LUA"), "$BENCHMATRIX_TPCC_LUA"
 	if p == "" {
-		t.Skip("BENCHMATRIX_TPCC_LUA is not set: point it at a checkout of github.com/Percona-Lab/sysbench-tpcc to compare with the real sysbench-tpcc; TestPrepareRunCheck covers our side without it")
+		p, where = yardsticksDir(t)
+		p = filepath.Join(p, "sysbench-tpcc")
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			t.Skipf("no sysbench-tpcc at %s (%s): set BENCHMATRIX_TPCC_LUA to a checkout of github.com/Percona-Lab/sysbench-tpcc; TestPrepareRunCheck covers our side without it", p, where)
+		}
 	}
 	if filepath.Base(p) == "tpcc.lua" {
 		p = filepath.Dir(p)
 	}
 	for _, f := range []string{"tpcc.lua", "tpcc_common.lua", "tpcc_run.lua"} {
 		if _, err := os.Stat(filepath.Join(p, f)); err != nil {
-			t.Fatalf("BENCHMATRIX_TPCC_LUA=%s: %v", p, err)
+			t.Fatalf("%s (%s): %v", p, where, err)
 		}
 	}
 	if _, err := exec.LookPath("sysbench"); err != nil {
@@ -44,6 +50,30 @@ func tpccLuaDir(t *testing.T) string {
 		t.Skip("sysbench not installed")
 	}
 	return p
+}
+
+// yardsticksDir is $BENCHMATRIX_YARDSTICKS, else ../shared/yardsticks from
+// the repository's root (the folder holding go.mod), and how it was found.
+func yardsticksDir(t testing.TB) (dir, where string) {
+	t.Helper()
+	if d := os.Getenv("BENCHMATRIX_YARDSTICKS"); d != "" {
+		return d, "$BENCHMATRIX_YARDSTICKS"
+	}
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		up := filepath.Dir(root)
+		if up == root {
+			t.Fatal("no go.mod above the test's directory: cannot find the repository's root")
+		}
+		root = up
+	}
+	return filepath.Join(filepath.Dir(root), "shared", "yardsticks"), "../shared/yardsticks from the repository's root; BENCHMATRIX_YARDSTICKS and BENCHMATRIX_TPCC_LUA are unset"
 }
 
 // probeLua is the test's own sysbench script: sysbench-tpcc's functions,
@@ -99,7 +129,7 @@ func delta(t *testing.T, db *sql.DB, fn func()) map[string]int64 {
 	return d
 }
 
-func runSysbench(t *testing.T, dir string, cfg *mysql.Config, script string, args ...string) string {
+func runSysbench(t testing.TB, dir string, cfg *mysql.Config, script string, args ...string) string {
 	t.Helper()
 	host, port, _ := strings.Cut(cfg.Addr, ":")
 	full := append([]string{script, "--db-driver=mysql", "--mysql-host=" + host, "--mysql-port=" + port,

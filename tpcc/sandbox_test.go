@@ -15,7 +15,7 @@ import (
 
 // startSandbox starts a private server for the test, or skips when no
 // server binary is installed (outside CI; under CI it fails).
-func startSandbox(t *testing.T) *server.Sandbox {
+func startSandbox(t testing.TB) *server.Sandbox {
 	t.Helper()
 	if _, err := server.FindBinary(""); err != nil {
 		if os.Getenv("CI") != "" {
@@ -35,7 +35,7 @@ func startSandbox(t *testing.T) *server.Sandbox {
 
 // testDB creates database name on the sandbox and returns its endpoint
 // and a pool on it.
-func testDB(t *testing.T, sb *server.Sandbox, name string) (*mysql.Config, *sql.DB) {
+func testDB(t testing.TB, sb *server.Sandbox, name string) (*mysql.Config, *sql.DB) {
 	t.Helper()
 	cfg := sb.Endpoint()
 	root, err := mysql.NewConnector(cfg)
@@ -58,7 +58,7 @@ func testDB(t *testing.T, sb *server.Sandbox, name string) (*mysql.Config, *sql.
 	return cfg, db
 }
 
-func count(t *testing.T, db *sql.DB, q string) int64 {
+func count(t testing.TB, db *sql.DB, q string) int64 {
 	t.Helper()
 	var n sql.NullInt64
 	if err := db.QueryRow(q).Scan(&n); err != nil {

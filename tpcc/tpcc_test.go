@@ -273,7 +273,7 @@ func statementsPerTransaction(t *testing.T, ctx context.Context, cfg *mysql.Conf
 	_ = oltp.ExitOK
 }
 
-func parseJSONResult(t *testing.T, b []byte) *Result {
+func parseJSONResult(t testing.TB, b []byte) *Result {
 	t.Helper()
 	var doc struct {
 		Result *Result `json:"result"`
