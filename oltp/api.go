@@ -10,12 +10,6 @@ import (
 	"benchmatrix/engine"
 )
 
-// Phase, PhaseWarmup, Latency and Fairness are the engine seam's; these
-// names of them remain only for report.go and results, which use them.
-type Phase = engine.Phase
-
-const PhaseWarmup = engine.PhaseWarmup
-
 // Interval is what happened in one report interval: the figures every
 // engine reports (LatPct is at Options.Percentile, sysbench's column; Late,
 // Dropped and Queue are --rate's) and, on a PhaseCheckpoint interval only,
@@ -25,11 +19,6 @@ type Interval struct {
 	engine.Interval
 	Checkpoint *Result `json:"checkpoint,omitempty"`
 }
-
-type (
-	Latency  = engine.Latency
-	Fairness = engine.Fairness
-)
 
 // Result is the measured window of a run (warm-up excluded).
 type Result struct {

@@ -9,22 +9,23 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // Conditions that bind, or a warning: each limit in force is judged on the
 // server's own cgroup counters over the measured window
-// (record.AssessBinding), and a limit that never bound in any repeat of a
+// (parts.AssessBinding), and a limit that never bound in any repeat of a
 // cell is a Conclusion warning, because the machine it stands for was not
 // created. A read limit on data that fits the buffer pool says so with the
 // sizes.
 
 // observeBinding records how much each of the cell's limits bound; col
 // returns a column's measured seconds (NaN for none).
-func observeBinding(c *Cell, col func(string) []float64) {
+func observeBinding(c *record.Cell, col func(string) []float64) {
 	if c.Limits == nil || c.Limits.Requested.Server().IsZero() {
 		return
 	}
-	b := record.AssessBinding(c.Limits.Requested, record.BindingSeries{
+	b := parts.AssessBinding(c.Limits.Requested, parts.BindingSeries{
 		ThrottledPeriods: col("cg_cpu_throttled_periods_s"),
 		ThrottledMs:      col("cg_cpu_throttled_ms_s"),
 		Reads:            col("cg_reads_s"),
@@ -44,18 +45,18 @@ func observeBinding(c *Cell, col func(string) []float64) {
 // bind in any successful repeat of a cell: one line per limit and value
 // across the cells that had it (warmup.toml had 24 lines, one per limit per
 // cell), naming the cells, with the server's peak and mean over them all.
-func bindingWarnings(r *Run) []string {
+func bindingWarnings(r *record.Run) []string {
 	type key struct{ limit, value string }
 	type group struct {
-		cells []string                         // in the order they ran
-		runs  map[string][]record.LimitBinding // per cell
-		first *Cell
+		cells []string                        // in the order they ran
+		runs  map[string][]parts.LimitBinding // per cell
+		first *record.Cell
 	}
 	var order []key
 	groups := map[key]*group{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK || c.Binding == nil {
+		if c.Status != record.CellOK || c.Binding == nil {
 			continue
 		}
 		for _, lb := range c.Binding.Limits {
@@ -65,7 +66,7 @@ func bindingWarnings(r *Run) []string {
 			k := key{lb.Key, lb.Limit}
 			g := groups[k]
 			if g == nil {
-				g = &group{runs: map[string][]record.LimitBinding{}, first: c}
+				g = &group{runs: map[string][]parts.LimitBinding{}, first: c}
 				groups[k] = g
 				order = append(order, k)
 			}
@@ -79,10 +80,10 @@ func bindingWarnings(r *Run) []string {
 	for _, k := range order {
 		g := groups[k]
 		var unbound []string
-		var lb record.LimitBinding
+		var lb parts.LimitBinding
 		runs, meanSum := 0, 0.0
 		for _, name := range g.cells {
-			if slices.ContainsFunc(g.runs[name], func(x record.LimitBinding) bool { return x.Bound }) {
+			if slices.ContainsFunc(g.runs[name], func(x parts.LimitBinding) bool { return x.Bound }) {
 				continue
 			}
 			unbound = append(unbound, name)
@@ -119,7 +120,7 @@ func bindingWarnings(r *Run) []string {
 }
 
 // unboundText says what a limit that did not bind failed to create.
-func unboundText(lb record.LimitBinding, hostCores int) string {
+func unboundText(lb parts.LimitBinding, hostCores int) string {
 	never := lb.BoundSeconds == 0
 	switch lb.Key {
 	case "cpus":
@@ -153,7 +154,7 @@ func directionOf(key string) string {
 	return "writes"
 }
 
-func rateOf(lb record.LimitBinding, v float64) string {
+func rateOf(lb parts.LimitBinding, v float64) string {
 	if strings.HasSuffix(lb.Key, "_bps") {
 		if v >= 1<<20 {
 			return fmt.Sprintf("%.1f MiB/s", v/(1<<20))
@@ -163,7 +164,7 @@ func rateOf(lb record.LimitBinding, v float64) string {
 	return fmt.Sprintf("%.0f/s", v)
 }
 
-func limitBytes(lb record.LimitBinding) float64 {
+func limitBytes(lb parts.LimitBinding) float64 {
 	n, err := catalog.ParseBytes(lb.Limit)
 	if err != nil {
 		return 0
@@ -174,7 +175,7 @@ func limitBytes(lb record.LimitBinding) float64 {
 // dataFits explains a read or memory limit that could not bind: the
 // workload's tables (data and indexes, as the cell began) against the
 // buffer pool.
-func dataFits(r *Run, c *Cell, key string) string {
+func dataFits(r *record.Run, c *record.Cell, key string) string {
 	if key != "disk_read_iops" && key != "disk_read_bps" && key != "memory" {
 		return ""
 	}
@@ -232,7 +233,7 @@ func rowsText(n int) string {
 
 // writeBindingNote is the cell's line in "What happened in each cell": how
 // much each limit in force bound in the measured window.
-func writeBindingNote(w io.Writer, c Cell) {
+func writeBindingNote(w io.Writer, c record.Cell) {
 	if c.Binding == nil {
 		return
 	}

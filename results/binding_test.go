@@ -8,6 +8,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // A cell's limits judged on its sampled cgroup columns (the path the runner
@@ -15,11 +16,11 @@ import (
 // bound, with the data against the buffer pool for a read limit.
 func TestBindingWarnings(t *testing.T) {
 	cols := []string{"cg_cpu_throttled_periods_s", "cg_cpu_throttled_ms_s", "cg_reads_s", "cg_writes_s", "cpu_server_pct", "cg_memory_mb"}
-	mk := func(name string, lim catalog.LimitSet, row []float64) Cell {
-		c := Cell{Name: name, Status: CellOK, Result: &engine.Result{Events: 100},
-			Limits: &record.LimitsInForce{Requested: lim}, Effective: map[string]string{},
+	mk := func(name string, lim catalog.LimitSet, row []float64) record.Cell {
+		c := record.Cell{Name: name, Status: record.CellOK, Result: &engine.Result{Events: 100},
+			Limits: &parts.LimitsInForce{Requested: lim}, Effective: map[string]string{},
 			Workload: engine.Spec{Engine: "oltp", Options: oltp.Options{Workload: "oltp_read_write", Tables: 4, TableSize: 100000}},
-			Growth:   &Growth{BytesBefore: 100 << 20, BytesAfter: 100 << 20}}
+			Growth:   &record.Growth{BytesBefore: 100 << 20, BytesAfter: 100 << 20}}
 		for i := 0; i < 20; i++ {
 			c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: 0, End: 1e9, Events: 100})
 			c.Metrics = append(c.Metrics, row)
@@ -27,8 +28,8 @@ func TestBindingWarnings(t *testing.T) {
 		Observe(&c, cols)
 		return c
 	}
-	r := &Run{Host: Host{Cores: 2}, Variables: map[string]string{"innodb_buffer_pool_size": "536870912"}}
-	r.Cells = []Cell{
+	r := &record.Run{Host: record.Host{Cores: 2}, Variables: map[string]string{"innodb_buffer_pool_size": "536870912"}}
+	r.Cells = []record.Cell{
 		mk("big-quota", catalog.LimitSet{CPUs: 8}, []float64{0, 0, 0, 0, 130, 150}),
 		mk("read-cap", catalog.LimitSet{DiskReadIOPS: 200}, []float64{0, 0, 1, 0, 130, 150}),
 		mk("small-quota", catalog.LimitSet{CPUs: 0.2}, []float64{9, 700, 0, 0, 20, 150}),

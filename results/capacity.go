@@ -25,12 +25,12 @@ import (
 
 // capacityCells is, per cell name in run order, its successful repeats
 // that carry a capacity record.
-func capacityCells(r *Run) ([]string, map[string][]*Cell) {
+func capacityCells(r *record.Run) ([]string, map[string][]*record.Cell) {
 	var names []string
-	by := map[string][]*Cell{}
+	by := map[string][]*record.Cell{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Capacity == nil || c.Status != CellOK {
+		if c.Capacity == nil || c.Status != record.CellOK {
 			continue
 		}
 		if by[c.Name] == nil {
@@ -43,7 +43,7 @@ func capacityCells(r *Run) ([]string, map[string][]*Cell) {
 
 // capacityLines are the Conclusion's capacity sentences, and the warnings
 // they raise (a confirmation that missed, a client that could not keep up).
-func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []string) {
+func capacityLines(r *record.Run, br map[string]map[int]*record.Cell) (lines, warnings []string) {
 	names, by := capacityCells(r)
 	if len(names) == 0 {
 		return nil, nil
@@ -89,7 +89,7 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 			lines = append(lines, fmt.Sprintf("%s: **%s** (%s missed even at %s/s, the lowest rate tried)", n, capacity.Below, slo, capacity.FmtRate(lowest)))
 			continue
 		}
-		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(Median(caps)), slo, len(cs), pl(len(cs)))
+		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(cs), pl(len(cs)))
 		if len(cs) > 1 {
 			sort.Float64s(caps)
 			var vs []string
@@ -172,7 +172,7 @@ func runWhy(k *record.CellCapacity) string {
 // allow (each capacity lies between its search's capacity and lowest
 // missing rate). With enough rounds the ratio line says it all, and there
 // is no sentence ("").
-func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*Cell) string {
+func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*record.Cell) string {
 	pr := analysis.RatioFromPairs(xs, ys)
 	if pr.Rounds == 0 {
 		return fmt.Sprintf("%s against %s at %s: no round in which both sustained a rate (a capacity of 0 has no ratio)", cell, base, slo)
@@ -215,7 +215,7 @@ type capacityPlot struct {
 }
 
 // capacityPlots lists the curve figures: one per cell that searched.
-func capacityPlots(r *Run) []capacityPlot {
+func capacityPlots(r *record.Run) []capacityPlot {
 	names, by := capacityCells(r)
 	var out []capacityPlot
 	for _, n := range names {
@@ -241,7 +241,7 @@ var (
 // achieved (ms, log scale), green where the step met the target and red
 // where it missed, the target's limit as a horizontal line and the
 // capacity found (the knee) as a vertical one.
-func capacityFigure(r *Run, cell string) ([]byte, error) {
+func capacityFigure(r *record.Run, cell string) ([]byte, error) {
 	_, by := capacityCells(r)
 	cs := by[cell]
 	if len(cs) == 0 {
@@ -315,7 +315,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 		legend = append(legend, legendItem{label: "target: " + slo.String(), thumb: lim})
 	}
 	if len(caps) > 0 {
-		knee := Median(caps)
+		knee := record.Median(caps)
 		kl, err := plotter.NewLine(plotter.XYs{{X: knee, Y: ymin / 1.5}, {X: knee, Y: ymax * 1.5}})
 		if err == nil {
 			kl.LineStyle = draw.LineStyle{Color: kneeColor, Width: vg.Points(1.5)}

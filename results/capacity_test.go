@@ -17,9 +17,9 @@ import (
 
 // capacityRun is a two-scenario run whose cells carry capacity searches:
 // per round, b1e1's and b0e0's capacity (0: no rate met the target).
-func capacityRun(caps map[string][]float64) *Run {
+func capacityRun(caps map[string][]float64) *record.Run {
 	slo, _ := capacity.ParseSLO("p99 < 50ms")
-	r := &Run{Experiment: "capacity", Baseline: "b1e1", Order: "grouped",
+	r := &record.Run{Experiment: "capacity", Baseline: "b1e1", Order: "grouped",
 		Manifest: "[experiment]\nname = \"capacity\"\nbaseline = \"b1e1\"\nslo = \"p99 < 50ms\"\nexpect = [\"capacity(b0e0) > 2 * capacity(b1e1)\"]\n" +
 			"[workload]\nname = \"oltp_insert\"\n[scenarios]\nb1e1 = { sync_binlog = 1 }\nb0e0 = { sync_binlog = 0 }\n"}
 	for rep := 1; rep <= len(caps["b1e1"]); rep++ {
@@ -42,7 +42,7 @@ func capacityRun(caps map[string][]float64) *Run {
 			}
 			capacity.Judge(slo, run)
 			res := &engine.Result{Elapsed: 20 * time.Second, Events: run.Events}
-			r.Cells = append(r.Cells, Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res,
+			r.Cells = append(r.Cells, record.Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: record.CellOK, Result: res,
 				Capacity: &record.CellCapacity{SLO: slo, Searched: true, Search: out, Rate: max(v, 1), Run: run}})
 		}
 	}

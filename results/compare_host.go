@@ -59,7 +59,7 @@ type HostLoad struct {
 	Why         string  `json:"why,omitempty"` // of the first contended repeat
 }
 
-func hostLoad(cells []*Cell) HostLoad {
+func hostLoad(cells []*record.Cell) HostLoad {
 	var h HostLoad
 	var cpu, steal, io []float64
 	for _, c := range cells {
@@ -76,7 +76,7 @@ func hostLoad(cells []*Cell) HostLoad {
 			}
 		}
 	}
-	h.CPUOtherPct, h.StealPct, h.IOOtherKBs = Median(cpu), Median(steal), Median(io)
+	h.CPUOtherPct, h.StealPct, h.IOOtherKBs = record.Median(cpu), record.Median(steal), record.Median(io)
 	return h
 }
 
@@ -139,7 +139,7 @@ func paramMap(ps []experiment.Param) map[string]string {
 }
 
 // runChanges are the differences that concern every cell: the server.
-func runChanges(base, new *Run) []string {
+func runChanges(base, new *record.Run) []string {
 	var out []string
 	if b, n := string(base.Server.Flavor), string(new.Server.Flavor); b != n {
 		out = append(out, "server flavor "+b+" -> "+n)
@@ -307,7 +307,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 		return false, fmt.Sprintf("no round measured both it and %s", name)
 	}
 	u, err := analysis.MannWhitneyU(bx, nx)
-	shift := math.Exp(Median(nx) - Median(bx)) // new over base, of the cell/control ratio
+	shift := math.Exp(record.Median(nx) - record.Median(bx)) // new over base, of the cell/control ratio
 	delta := (shift - 1) * 100
 	worse := delta < -opt.Threshold
 	if !m.higherIsBetter {
@@ -324,7 +324,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 
 // perRoundLogRatio is ln(cell/control) per round (repeat) both finished,
 // in repeat order.
-func perRoundLogRatio(cell, control *cellGroup, value func(*Cell) float64) []float64 {
+func perRoundLogRatio(cell, control *cellGroup, value func(*record.Cell) float64) []float64 {
 	ctl := map[int]float64{}
 	for k, c := range control.cells {
 		ctl[c.Repeat] = value(control.cells[k])

@@ -9,6 +9,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 )
 
 // The Conclusion of a run: what a design review can paste. For each cell
@@ -44,7 +45,7 @@ func (c *Conclusion) Broken() []analysis.ExpectResult {
 }
 
 // Conclude computes the Conclusion of a run.
-func Conclude(r *Run) *Conclusion {
+func Conclude(r *record.Run) *Conclusion {
 	c := &Conclusion{Mechanism: map[string]string{}}
 	sums := r.Summaries()
 	br := analysis.ByRepeat(r)
@@ -91,7 +92,7 @@ func Conclude(r *Run) *Conclusion {
 	}
 	var failed []string
 	for _, x := range r.Cells {
-		if x.Status != CellOK {
+		if x.Status != record.CellOK {
 			failed = append(failed, fmt.Sprintf("%s (repeat %d)", x.Name, x.Repeat))
 		}
 	}
@@ -239,7 +240,7 @@ func ratiosFigure(ls []analysis.RatioLine) string {
 }
 
 // WriteConclusion writes the Conclusion section (Markdown).
-func WriteConclusion(w io.Writer, r *Run) {
+func WriteConclusion(w io.Writer, r *record.Run) {
 	c := Conclude(r)
 	fmt.Fprintf(w, "## Conclusion\n\n")
 	writeRounds(w, r, c) // rounds.go: until = "conclusive"
@@ -325,7 +326,7 @@ type cellTrend struct {
 
 // cellTrends runs the Mann-Kendall test on each cell's tps in the order its
 // repeats ran.
-func cellTrends(r *Run) []cellTrend {
+func cellTrends(r *record.Run) []cellTrend {
 	var out []cellTrend
 	for _, s := range tpsByRepeat(r) {
 		out = append(out, cellTrend{Name: s.name, Trend: analysis.MannKendall(s.tps)})
@@ -341,7 +342,7 @@ type repeatSeries struct {
 
 // tpsByRepeat is every cell's tps over its successful repeats in the order
 // they ran (by index), cells in run order.
-func tpsByRepeat(r *Run) []repeatSeries {
+func tpsByRepeat(r *record.Run) []repeatSeries {
 	var out []repeatSeries
 	for _, c := range analysis.CellRepeatRuns(r) { // analysis/trend.go
 		out = append(out, repeatSeries{name: c.Name, tps: c.TPS()})
@@ -372,7 +373,7 @@ func (e *ExpectationError) ExitCode() int { return exitcode.Regression }
 
 // CheckExpectations is run --check: an *ExpectationError when an
 // expectation of the run's manifest is broken with significance, else nil.
-func CheckExpectations(r *Run) error {
+func CheckExpectations(r *record.Run) error {
 	if r == nil {
 		return nil
 	}

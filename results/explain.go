@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"benchmatrix/record"
 )
 
 // cellNote is what one feature says of a cell run in summary.md's "What
@@ -12,30 +14,30 @@ type cellNote struct {
 	// shows: the feature has something to say of the cell, which puts the
 	// cell (and the section) in summary.md. nil: its lines join a cell
 	// that others show, never put one there.
-	shows func(c Cell) bool
-	write func(w io.Writer, c Cell)
+	shows func(c record.Cell) bool
+	write func(w io.Writer, c record.Cell)
 }
 
 // cellNotes are the features' notes on a cell, in the order they are
 // written: a new one is its function and one line here.
 func cellNotes() []cellNote {
 	return []cellNote{
-		{shows: func(c Cell) bool { return c.Stalls != nil }, write: writeStallNote},
+		{shows: func(c record.Cell) bool { return c.Stalls != nil }, write: writeStallNote},
 		{write: writeTopology}, // topology.go
 		{write: writeContentionNote},
-		{shows: func(c Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
-		{shows: func(c Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
-		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
-		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
+		{shows: func(c record.Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
+		{shows: func(c record.Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
+		{shows: func(c record.Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
+		{shows: func(c record.Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
 	}
 }
 
 // writeExplain says, per cell run, what the observers saw (cellNotes):
 // stalls and the metrics that moved at their onsets, table growth, the
 // top waits.
-func writeExplain(w io.Writer, r *Run) {
+func writeExplain(w io.Writer, r *record.Run) {
 	notes := cellNotes()
-	shown := func(c Cell) bool {
+	shown := func(c record.Cell) bool {
 		for _, n := range notes {
 			if n.shows != nil && n.shows(c) {
 				return true
@@ -63,7 +65,7 @@ func writeExplain(w io.Writer, r *Run) {
 	}
 }
 
-func writeStallNote(w io.Writer, c Cell) {
+func writeStallNote(w io.Writer, c record.Cell) {
 	st := c.Stalls
 	if st == nil {
 		return
@@ -93,13 +95,13 @@ func writeStallNote(w io.Writer, c Cell) {
 	}
 }
 
-func writeContentionNote(w io.Writer, c Cell) {
+func writeContentionNote(w io.Writer, c record.Cell) {
 	if ct := c.Contention; ct != nil && ct.Contended {
 		fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
 	}
 }
 
-func writeGrowthNote(w io.Writer, c Cell) {
+func writeGrowthNote(w io.Writer, c record.Cell) {
 	g := c.Growth
 	if g == nil {
 		return
@@ -112,7 +114,7 @@ func writeGrowthNote(w io.Writer, c Cell) {
 		g.RowsBefore, g.RowsAfter, g.RowsDelta, how, mib(g.BytesBefore), mib(g.BytesAfter), g.MaxIDBefore, g.MaxIDAfter)
 }
 
-func writeWaitsNote(w io.Writer, c Cell) {
+func writeWaitsNote(w io.Writer, c record.Cell) {
 	if len(c.Waits) == 0 {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 )
 
 // Resource limits in summary.md's environment and in the fingerprint: the
@@ -41,7 +42,7 @@ func LimitsText(l catalog.LimitSet) string {
 
 // planLimits is each planned cell's limits, in plan order: only cells with
 // a limit, under the cell's name.
-func planLimits(r *Run) map[string]string {
+func planLimits(r *record.Run) map[string]string {
 	out := map[string]string{}
 	for _, c := range r.Plan {
 		if _, seen := out[c.Name]; !seen && !c.Limits.IsZero() {
@@ -54,7 +55,7 @@ func planLimits(r *Run) map[string]string {
 // writeLimitsEnv writes summary.md's environment rows about limits: which
 // cells ran under which limits, the mechanism that applied them, and the
 // disk self-check's figures. Nothing when no cell had a limit.
-func writeLimitsEnv(w io.Writer, r *Run) {
+func writeLimitsEnv(w io.Writer, r *record.Run) {
 	type group struct {
 		text  string
 		cells []string

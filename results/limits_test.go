@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
 // withLimits gives a synthetic run a plan whose cells run under the given
 // limits (by cell name; the rest under none), and the runner's records.
-func withLimits(r *Run, lim map[string]catalog.LimitSet) *Run {
+func withLimits(r *record.Run, lim map[string]catalog.LimitSet) *record.Run {
 	seen := map[string]bool{}
 	for i, c := range r.Cells {
 		if !seen[c.Name] {
 			seen[c.Name] = true
-			r.Plan = append(r.Plan, PlanCell{Name: c.Name, Limits: lim[c.Name]})
+			r.Plan = append(r.Plan, record.PlanCell{Name: c.Name, Limits: lim[c.Name]})
 		}
 		if l, ok := lim[c.Name]; ok {
 			r.Cells[i].Limits = &server.LimitsInForce{Requested: l, Mechanism: "cgroup v1", Device: "254:0 (vda)",
@@ -86,18 +87,18 @@ func TestLimitsInFingerprint(t *testing.T) {
 		t.Fatalf("fingerprint limits %v", bf.Limits)
 	}
 	for _, c := range []struct {
-		new  *Run
-		want []Mismatch
+		new  *record.Run
+		want []record.Mismatch
 	}{
 		{same, nil},
-		{faster, []Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: limits", Base: "disk_write_iops=100", New: "disk_write_iops=3000"}}},
-		{none, []Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: limits", Base: "disk_write_iops=100", New: "none"}}},
+		{faster, []record.Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: limits", Base: "disk_write_iops=100", New: "disk_write_iops=3000"}}},
+		{none, []record.Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: limits", Base: "disk_write_iops=100", New: "none"}}},
 	} {
 		nf := ComputeFingerprint(c.new)
 		if d := bf.Diff(nf); len(d) != 0 {
 			t.Errorf("limits made the runs incomparable: %v", d)
 		}
-		var got []Mismatch
+		var got []record.Mismatch
 		for _, m := range bf.EnvDiff(nf) {
 			if strings.HasSuffix(m.Key, ": limits") {
 				got = append(got, m)

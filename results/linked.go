@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // The mechanism linked to the outcome (issue 27, item 4). For each cell
@@ -64,7 +65,7 @@ var linkedFigures = []struct{ key, words string }{
 
 // linkedPairs are the run's ratio lines' pairs, then each adjacent pair of
 // the expected orderings not among them, in order.
-func linkedPairs(r *Run, ratios []analysis.RatioLine) []linkedPair {
+func linkedPairs(r *record.Run, ratios []analysis.RatioLine) []linkedPair {
 	var out []linkedPair
 	seen := map[[2]string]bool{}
 	add := func(cell, ref string) {
@@ -111,7 +112,7 @@ type linkedCell struct {
 	stalls, repeats         int
 }
 
-func linkedCells(r *Run) map[string]*linkedCell {
+func linkedCells(r *record.Run) map[string]*linkedCell {
 	med, _ := mechanismMedians(r)
 	out := map[string]*linkedCell{}
 	for _, s := range r.Summaries() {
@@ -123,7 +124,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		lc := out[c.Name]
-		if lc == nil || c.Status != CellOK || c.Result == nil {
+		if lc == nil || c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		lc.repeats++
@@ -158,7 +159,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 		if len(xs) == 0 {
 			return 0
 		}
-		return Median(xs)
+		return record.Median(xs)
 	}
 	for name, lc := range out {
 		lc.threads = max(1, int(math.Round(medOr0(threads[name]))))
@@ -170,7 +171,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 }
 
 // linkedLines are the Conclusion's "Mechanism and outcome" lines.
-func linkedLines(r *Run, ratios []analysis.RatioLine) []string {
+func linkedLines(r *record.Run, ratios []analysis.RatioLine) []string {
 	pairs := linkedPairs(r, ratios)
 	if len(pairs) == 0 {
 		return nil

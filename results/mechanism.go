@@ -8,6 +8,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // The mechanism of a cell: what each transaction cost the server and the
@@ -41,7 +42,7 @@ var perTrx = map[string]struct {
 // Observe derives a finished cell's mechanism and contention from its
 // intervals and sampled metrics (columns names them). The runner calls it
 // when a cell ends; it is a pure function of the cell.
-func Observe(c *Cell, columns []string) {
+func Observe(c *record.Cell, columns []string) {
 	if len(c.Metrics) == 0 {
 		return
 	}
@@ -130,7 +131,7 @@ func Observe(c *Cell, columns []string) {
 	for i := range rows {
 		ioAll[i] = rkb[i] + wkb[i]
 	}
-	ct := record.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, record.ContentionThresholds{})
+	ct := parts.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, parts.ContentionThresholds{})
 	if ct.Intervals > 0 {
 		if !math.IsNaN(ct.CPUOtherPct) {
 			set("cpu_other_pct", ct.CPUOtherPct)
@@ -153,7 +154,7 @@ func finiteOr0(v float64) float64 {
 
 // CellValue is one figure of a successful cell run by its cells.csv or
 // expectation column name; NaN when there is none (record.CellValue).
-func CellValue(c *Cell, column string) float64 { return record.CellValue(c, column) }
+func CellValue(c *record.Cell, column string) float64 { return record.CellValue(c, column) }
 
 // mechanismFormat is the fmt verb that prints a mechanism figure in
 // summary.md, and mechanismHeader its table heading (record.Columns).
@@ -169,12 +170,12 @@ func mechanismHeader(k string) string {
 
 // mechanismMedians is, per cell name, the median of each mechanism figure
 // over the successful repeats, and how many repeats were contended.
-func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int) {
+func mechanismMedians(r *record.Run) (map[string]map[string]float64, map[string][2]int) {
 	vals := map[string]map[string][]float64{}
 	cont := map[string][2]int{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			continue
 		}
 		if vals[c.Name] == nil {
@@ -196,7 +197,7 @@ func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int)
 	for name, byCol := range vals {
 		out[name] = map[string]float64{}
 		for k, xs := range byCol {
-			out[name][k] = Median(xs)
+			out[name][k] = record.Median(xs)
 		}
 	}
 	return out, cont
@@ -204,7 +205,7 @@ func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int)
 
 // MechanismRows is the mechanism table: per cell, the medians over its
 // repeats of every figure some cell has, and the contention flag.
-func MechanismRows(r *Run) ([]string, [][]string) {
+func MechanismRows(r *record.Run) ([]string, [][]string) {
 	med, cont := mechanismMedians(r)
 	var cols []string
 	for _, k := range MechanismColumns {
@@ -298,7 +299,7 @@ func mechanismLine(m map[string]float64) string {
 // waitText is "wait/io/file/sql/binlog 1.234 s (4100, avg 301 µs, max
 // 11.3 ms)"; a maximum that did not rise during the cell is the server's
 // since its start, written "max ≤ ...".
-func waitText(e record.WaitEvent) string {
+func waitText(e parts.WaitEvent) string {
 	s := fmt.Sprintf("%s %.3f s (%d", e.Event, e.Seconds, e.Count)
 	if e.Count > 0 {
 		s += ", avg " + durText(e.Seconds/float64(e.Count))
@@ -325,7 +326,7 @@ func durText(sec float64) string {
 }
 
 // writeMechanism is summary.md's table of what each transaction cost.
-func writeMechanism(w io.Writer, r *Run) error {
+func writeMechanism(w io.Writer, r *record.Run) error {
 	header, rows := MechanismRows(r)
 	if len(rows) == 0 {
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 // With the server's cgroup sampled, the mechanism carries the server's own
@@ -16,7 +17,7 @@ import (
 func TestMechanismServerOwnIO(t *testing.T) {
 	t.Parallel()
 	cols := observe.Columns()
-	c := &Cell{Status: CellOK}
+	c := &record.Cell{Status: record.CellOK}
 	for s := 0; s < 10; s++ {
 		c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 50})
 		c.Metrics = append(c.Metrics, metricRow(cols, map[string]float64{

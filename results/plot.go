@@ -16,6 +16,7 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/engine"
+	"benchmatrix/record"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -163,7 +164,7 @@ type plotGroup struct {
 	part, parts int
 }
 
-func plotGroups(r *Run) []plotGroup {
+func plotGroups(r *record.Run) []plotGroup {
 	var groups []plotGroup
 	at := map[string]int{}
 	seen := map[string]bool{}
@@ -190,10 +191,10 @@ func plotGroups(r *Run) []plotGroup {
 // PlotFiles returns the figures WritePlots draws for r, in order: the bar
 // chart of the cells' headline figure (tps, NOPM), then one time-series figure per group of cells that differ
 // only by scenario. It depends on r alone, so summary.md can link them.
-func PlotFiles(r *Run) []PlotFile {
+func PlotFiles(r *record.Run) []PlotFile {
 	anyOK := false
 	for _, c := range r.Cells {
-		anyOK = anyOK || c.Status == CellOK
+		anyOK = anyOK || c.Status == record.CellOK
 	}
 	if !anyOK {
 		return nil
@@ -256,7 +257,7 @@ func safeName(s string) string {
 // dir/plots, reading the per-second series from dir/intervals.csv, so it
 // works on stored results. Each file is replaced atomically. It returns the
 // files written; on an error it still writes the figures it can.
-func WritePlots(dir string, r *Run) ([]PlotFile, error) {
+func WritePlots(dir string, r *record.Run) ([]PlotFile, error) {
 	files := PlotFiles(r)
 	if len(files) == 0 {
 		return nil, nil
@@ -310,7 +311,7 @@ type palette struct {
 	index      map[string]int
 }
 
-func newPalette(r *Run) palette {
+func newPalette(r *record.Run) palette {
 	p := palette{index: map[string]int{}}
 	for _, c := range r.Cells {
 		p.byScenario = p.byScenario || c.Scenario != ""
@@ -324,14 +325,16 @@ func newPalette(r *Run) palette {
 	return p
 }
 
-func (p palette) key(c Cell) string {
+func (p palette) key(c record.Cell) string {
 	if p.byScenario {
 		return c.Scenario
 	}
 	return c.Name
 }
 
-func (p palette) color(c Cell) color.RGBA { return plotColors[p.index[p.key(c)]%len(plotColors)] }
+func (p palette) color(c record.Cell) color.RGBA {
+	return plotColors[p.index[p.key(c)]%len(plotColors)]
+}
 
 func withAlpha(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a} }
 
@@ -368,7 +371,7 @@ func restyle(s *text.Style, size vg.Length, c color.Color) {
 
 // cellRun is one repeat of one cell, ready to draw.
 type cellRun struct {
-	cell   Cell
+	cell   record.Cell
 	points []IntervalPoint
 }
 
@@ -438,7 +441,7 @@ func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run
 // stallSpans translates a cell run's stall episodes (indexes into its
 // measured intervals, those with phase=run and a positive length, as the
 // detector saw them) to [from, to] ranges of t.
-func stallSpans(c Cell, pts []IntervalPoint) [][2]float64 {
+func stallSpans(c record.Cell, pts []IntervalPoint) [][2]float64 {
 	if c.Stalls == nil || len(c.Stalls.Episodes) == 0 {
 		return nil
 	}
@@ -489,7 +492,7 @@ func (b *bands) Thumbnail(c *draw.Canvas) {
 // a line per scenario (per cell without scenarios) and per repeat, the
 // warm-up shaded grey and dashed, stall episodes shaded in the line's
 // colour, the legend beside the panels.
-func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
+func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
 	colors := figureColors(r, g, pal) // plot_layout.go
 	short, _ := shortLabels(g.cells)
 	inGroup := map[string]bool{}
@@ -503,7 +506,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		if !inGroup[c.Name] {
 			continue
 		}
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			failed[c.Name]++
 			continue
 		}
@@ -912,7 +915,7 @@ func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, 
 // median over its successful repeats, with a min–max whisker when
 // repeated, coloured like the cell's lines in the time-series figures, and
 // beside it the Conclusion's ratio, on the same figure.
-func barChart(r *Run, pal palette) ([]byte, error) {
+func barChart(r *record.Run, pal palette) ([]byte, error) {
 	fig := analysis.RunFigure(r)
 	sums := r.Summaries()
 	bars, names, repeated, withRatio := headlineBars(r, pal, fig)
@@ -955,7 +958,7 @@ func barChart(r *Run, pal palette) ([]byte, error) {
 // headlineBars is the bars of barChart (figure fig) in run order, their
 // names, whether any cell was repeated and whether any bar carries a
 // ratio.
-func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, bool, bool) {
+func headlineBars(r *record.Run, pal palette, fig engine.Headline) (*hbars, []string, bool, bool) {
 	sums := r.Summaries()
 	bars := &hbars{}
 	var names []string
@@ -980,7 +983,7 @@ func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, b
 				// none repeats; the axis names every bar.
 				b.color = plotColors[0]
 			}
-			if c.Status == CellOK && c.Result != nil {
+			if c.Status == record.CellOK && c.Result != nil {
 				v := c.Result.TPS()
 				if fig.Name != engine.TPS.Name {
 					v = CellValue(&c, fig.Name)
@@ -993,7 +996,7 @@ func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, b
 			}
 		}
 		if fig.Name != engine.TPS.Name {
-			b.median = Median(vals)
+			b.median = record.Median(vals)
 		}
 		repeated = repeated || s.Runs > 1
 		bars.bars = append(bars.bars, b)
@@ -1098,7 +1101,7 @@ type seriesPanel struct {
 
 // seriesPanelSource contributes a feature's panels, and what the caption
 // says of them, for the cell runs one figure draws.
-type seriesPanelSource func(r *Run, runs []cellRun) (panels []seriesPanel, caption string)
+type seriesPanelSource func(r *record.Run, runs []cellRun) (panels []seriesPanel, caption string)
 
 // seriesPanelSources are the features' panels, in figure order: a new one
 // is its function and one line here.
@@ -1113,8 +1116,8 @@ func seriesPanelSources() []seriesPanelSource {
 
 // seriesMarkSources are the features' marks drawn over every panel for
 // each cell run.
-func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
-	return []func([]*plot.Plot, Cell){
+func seriesMarkSources() []func(panels []*plot.Plot, c record.Cell) {
+	return []func([]*plot.Plot, record.Cell){
 		addEventMarks, // topology.go: node events
 	}
 }
@@ -1122,7 +1125,7 @@ func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
 // headlinePanel is the run's headline figure per interval (NOPM for tpcc
 // cells, from intervals.csv's column), under tps: the Conclusion compares
 // it, so the figure that explains a ratio shows it over time.
-func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
+func headlinePanel(r *record.Run, runs []cellRun) ([]seriesPanel, string) {
 	fig := analysis.RunFigure(r) // analysis/headline.go
 	if fig.Name == engine.TPS.Name {
 		return nil, ""
@@ -1146,7 +1149,7 @@ func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
 
 // ioPanels are fsyncs per second and the device's await, when the sampler
 // recorded them: the mechanism next to the throughput.
-func ioPanels(_ *Run, runs []cellRun) ([]seriesPanel, string) {
+func ioPanels(_ *record.Run, runs []cellRun) ([]seriesPanel, string) {
 	fsyncs, await := false, false
 	for _, cr := range runs {
 		for _, p := range cr.points {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // The repeats figure, plots/repeats.png: each cell's tps in the order its
@@ -20,7 +21,7 @@ import (
 // at least 3 successful repeats; at most maxSeries lines per panel.
 
 // repeatSeriesOf is the cells with enough repeats to draw.
-func repeatSeriesOf(r *Run) []repeatSeries {
+func repeatSeriesOf(r *record.Run) []repeatSeries {
 	var out []repeatSeries
 	for _, s := range tpsByRepeat(r) {
 		if len(s.tps) >= analysis.MinRepeatsForTrend {
@@ -32,14 +33,14 @@ func repeatSeriesOf(r *Run) []repeatSeries {
 
 // repeatsFile is the figure's entry in PlotFiles, or false when no cell
 // has enough repeats.
-func repeatsFile(r *Run) (PlotFile, bool) {
+func repeatsFile(r *record.Run) (PlotFile, bool) {
 	if len(repeatSeriesOf(r)) == 0 {
 		return PlotFile{}, false
 	}
 	return PlotFile{Title: "tps by repeat, relative to each cell's median", Path: PlotsDir + "/repeats.png"}, true
 }
 
-func repeatsFigure(r *Run) ([]byte, error) {
+func repeatsFigure(r *record.Run) ([]byte, error) {
 	series := repeatSeriesOf(r)
 	var names []string
 	for _, s := range series {
@@ -64,7 +65,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 		one.Color, one.Width, one.Dashes = textColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(one)
 		for i, s := range part {
-			med := Median(s.tps)
+			med := record.Median(s.tps)
 			xys := make(plotter.XYs, len(s.tps))
 			for k, v := range s.tps {
 				xys[k].X, xys[k].Y = float64(k+1), v/med

@@ -24,12 +24,6 @@ import (
 // with the differential flame graphs against the baseline.
 const ProfilesDir = "profiles"
 
-// CellProfile is what profiling one cell run produced (record.CellProfile).
-type CellProfile = record.CellProfile
-
-// ModeProfile is one recording of a cell (record.ModeProfile).
-type ModeProfile = record.ModeProfile
-
 // TopFunctions is how many functions a cell's profile lists in summary.md.
 const TopFunctions = 8
 
@@ -52,13 +46,13 @@ func fileSafe(s string) string {
 // folded stacks, the flame graph and the pprof protobuf, and returns what
 // summary.md says of it. A profile with no samples is written as an
 // empty folded file and said to be empty; no graph is drawn.
-func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, seconds float64) (*ModeProfile, error) {
+func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, seconds float64) (*record.ModeProfile, error) {
 	rel := CellProfileDir(cell, repeat)
 	if err := os.MkdirAll(filepath.Join(outDir, rel), 0o755); err != nil {
 		return nil, err
 	}
 	mode := string(p.Mode)
-	mp := &ModeProfile{Records: p.Records, Seconds: float64(p.Total()) / 1e9, Empty: p.Empty()}
+	mp := &record.ModeProfile{Records: p.Records, Seconds: float64(p.Total()) / 1e9, Empty: p.Empty()}
 	var b bytes.Buffer
 	if err := p.WriteFolded(&b); err != nil {
 		return nil, err
@@ -100,18 +94,10 @@ func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, secon
 	return mp, nil
 }
 
-// ProfileReport is what the profiles of a run say together
-// (record.ProfileReport).
-type ProfileReport = record.ProfileReport
-
-// ProfileComparison is one profiled cell against its baseline cell
-// (record.ProfileComparison).
-type ProfileComparison = record.ProfileComparison
-
 // withProfiles is the run with its ProfileReport, computed from the
 // folded stacks under dir (the differential graphs are written there).
 // A run without profiles is returned as it is.
-func withProfiles(dir string, r *Run) *Run {
+func withProfiles(dir string, r *record.Run) *record.Run {
 	has := false
 	for _, c := range r.Cells {
 		has = has || c.Profile != nil
@@ -124,10 +110,10 @@ func withProfiles(dir string, r *Run) *Run {
 	return &cp
 }
 
-func profileReport(dir string, r *Run) *ProfileReport {
-	rep := &ProfileReport{}
+func profileReport(dir string, r *record.Run) *record.ProfileReport {
+	rep := &record.ProfileReport{}
 	sums := r.Summaries()
-	byName := map[string]Summary{}
+	byName := map[string]record.Summary{}
 	for _, s := range sums {
 		byName[s.Name] = s
 	}
@@ -162,9 +148,9 @@ func profileReport(dir string, r *Run) *ProfileReport {
 // profileComparison predicts cell s against cell b from their profiles,
 // beside the measured ratios; its differential graphs are named
 // diff-vs-<vs>-cpu.svg and -offcpu.svg in s's directory.
-func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs string, rep *ProfileReport) ProfileComparison {
+func profileComparison(dir string, r *record.Run, s, b record.Summary, sums []record.Summary, vs string, rep *record.ProfileReport) record.ProfileComparison {
 	bname := b.Name
-	pc := ProfileComparison{Cell: s.Name, Baseline: bname}
+	pc := record.ProfileComparison{Cell: s.Name, Baseline: bname}
 	if b.TPS > 0 && s.Runs > 0 {
 		pc.Measured = s.TPS / b.TPS
 	}
@@ -201,17 +187,17 @@ func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs stri
 
 // twinOf finds a profiled cell's unprofiled twin: the same scenario and
 // parameters, with profile = "off".
-func twinOf(s Summary, sums []Summary) Summary {
+func twinOf(s record.Summary, sums []record.Summary) record.Summary {
 	want := otherParams(s.Params, "profile")
 	for _, o := range sums {
 		if v, ok := paramValue(o.Params, "profile"); ok && v == "off" && o.Scenario == s.Scenario && otherParams(o.Params, "profile") == want {
 			return o
 		}
 	}
-	return Summary{}
+	return record.Summary{}
 }
 
-func profiled(r *Run, name string) bool {
+func profiled(r *record.Run, name string) bool {
 	for _, c := range r.Cells {
 		if c.Name == name && c.Profile != nil {
 			return true
@@ -222,11 +208,11 @@ func profiled(r *Run, name string) bool {
 
 // loadProfiles sums the profiles of every successful repeat of a cell in
 // one mode, read back from their folded stacks.
-func loadProfiles(dir string, r *Run, name string, mode profile.Mode) (*profile.Profile, []string) {
+func loadProfiles(dir string, r *record.Run, name string, mode profile.Mode) (*profile.Profile, []string) {
 	var sum *profile.Profile
 	var notes []string
 	for _, c := range r.Cells {
-		if c.Name != name || c.Status != CellOK || c.Profile == nil {
+		if c.Name != name || c.Status != record.CellOK || c.Profile == nil {
 			continue
 		}
 		mp := c.Profile.CPU
@@ -296,8 +282,8 @@ func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname s
 // writeProfiles is summary.md's "Profiles" section: the prediction per
 // scenario, what the profiler and the sampler cost, and per cell run its
 // top functions with links to its graphs.
-func writeProfiles(w io.Writer, r *Run) {
-	var cells []Cell
+func writeProfiles(w io.Writer, r *record.Run) {
+	var cells []record.Cell
 	for _, c := range r.Cells {
 		if c.Profile != nil {
 			cells = append(cells, c)
@@ -353,7 +339,7 @@ func writeProfiles(w io.Writer, r *Run) {
 			fmt.Fprintf(w, "- **%s** (repeat %d), %s profile over %.0f s:\n", c.Name, c.Repeat, c.Profile.Mode, c.Profile.Seconds)
 			for _, mp := range []struct {
 				label string
-				m     *ModeProfile
+				m     *record.ModeProfile
 			}{{"on-CPU", c.Profile.CPU}, {"off-CPU", c.Profile.OffCPU}} {
 				if mp.m == nil {
 					continue
@@ -425,7 +411,7 @@ type costRow struct {
 // costTable pairs the cells that differ only in key (profile: a profiled
 // cell and its "off" twin; observe: true and false), per repeat; each value
 // other than off/false (cpu, offcpu, both) is paired with the off cell.
-func costTable(r *Run, key string) []costRow {
+func costTable(r *record.Run, key string) []costRow {
 	type pair struct {
 		on, off map[int]float64
 		name    string
@@ -435,7 +421,7 @@ func costTable(r *Run, key string) []costRow {
 	pairs := map[string]*pair{}
 	var order []string
 	for _, c := range r.Cells {
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		val, ok := paramValue(c.Params, key)
@@ -477,12 +463,12 @@ func costTable(r *Run, key string) []costRow {
 		for _, t := range p.off {
 			off = append(off, t)
 		}
-		row.On, row.Off = Median(on), Median(off)
+		row.On, row.Off = record.Median(on), record.Median(off)
 		if len(row.Ratios) == 0 {
 			continue
 		}
 		sort.Float64s(row.Ratios)
-		row.Ratio = Median(row.Ratios)
+		row.Ratio = record.Median(row.Ratios)
 		rows = append(rows, row)
 	}
 	return rows
@@ -559,7 +545,7 @@ func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how stri
 // it. The on+off-CPU prediction when there is one (a wait for an fsync is
 // off-CPU), else the on-CPU one; the unprofiled twins' ratio when they
 // ran (the profiler slows cells unequally), else the profiled cells'.
-func profileLinkedLines(r *Run) []string {
+func profileLinkedLines(r *record.Run) []string {
 	if r.Profiles == nil {
 		return nil
 	}

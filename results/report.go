@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"benchmatrix/record"
 )
 
 // plotsNote starts the note that summary.md carries when plots could not be
@@ -27,7 +29,7 @@ func Regenerate(dir string) error {
 // writeReports draws the plots, then writes summary.md, results.txt and
 // report.html. A plot that cannot be drawn does not cost the summary:
 // summary.md says why instead.
-func writeReports(dir string, r *Run) error {
+func writeReports(dir string, r *record.Run) error {
 	md := r
 	if _, err := WritePlots(dir, r); err != nil {
 		cp := *r
@@ -54,7 +56,7 @@ func writeReports(dir string, r *Run) error {
 
 // writePlotsSection is summary.md's "Plots" section: links to the figures
 // of PlotFiles(r), relative to the results directory.
-func writePlotsSection(w io.Writer, r *Run) {
+func writePlotsSection(w io.Writer, r *record.Run) {
 	files := PlotFiles(r)
 	if len(files) == 0 {
 		return

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"benchmatrix/record"
 )
 
 // RunKey identifies a cell run: the cell's name and the repeat.
@@ -19,7 +21,7 @@ func RunKey(name string, repeat int) string { return name + "#" + strconv.Itoa(r
 // is the record of what finished: rows in cells.csv or intervals.csv that it
 // does not list (a cell that was being written when the run died, or a half
 // row) are removed; the rows of finished cells are kept byte for byte.
-func Reopen(dir string, stored *Run) (_ *Writer, err error) {
+func Reopen(dir string, stored *record.Run) (_ *Writer, err error) {
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ import (
 // undecided and its interval; then every comparison's decision. A run whose
 // comparisons are all decided concludes something even when no difference
 // is significant ("no difference within 5 %" is an answer).
-func writeRounds(w io.Writer, r *Run, c *Conclusion) {
+func writeRounds(w io.Writer, r *record.Run, c *Conclusion) {
 	rec := analysis.RoundsOf(r)
 	if rec == nil {
 		return
@@ -154,7 +154,7 @@ func decisionText(d record.RoundDecision, fig string, precision float64) string 
 // the precision asked for, and what disturbed the rounds (stalls, other
 // load on the host). "" when everything is decided or the run stopped for
 // another reason.
-func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
+func undecidedWhy(r *record.Run, rec *record.RoundsRecord) string {
 	if rec.Stopped != analysis.StoppedBudget && rec.Stopped != analysis.StoppedMaxRepeats {
 		return ""
 	}
@@ -198,7 +198,7 @@ func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
 	}
 	stalled, contended, runs := 0, 0, 0
 	for _, c := range r.Cells {
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			continue
 		}
 		runs++
@@ -226,10 +226,10 @@ func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
 
 // failedRuns says how many runs of cells x and y failed: "async failed in
 // 4, galera-fc16 in 1".
-func failedRuns(r *Run, x, y string) string {
+func failedRuns(r *record.Run, x, y string) string {
 	count := map[string]int{}
 	for _, c := range r.Cells {
-		if c.Status != CellOK && (c.Name == x || c.Name == y) {
+		if c.Status != record.CellOK && (c.Name == x || c.Name == y) {
 			count[c.Name]++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // How a merged run's machines enter the Conclusion and compare (issue 19).
@@ -23,10 +24,10 @@ import (
 // cells of two machines, and the Conclusion says how many pairs do.
 
 // isMerged says whether a run was merged from shards.
-func isMerged(r *Run) bool { return r.Shard != nil && len(r.Shard.Merged) > 0 }
+func isMerged(r *record.Run) bool { return r.Shard != nil && len(r.Shard.Merged) > 0 }
 
 // cellShard is the shard (and host) a cell run came from.
-func cellShard(r *Run, c *Cell) (int, string) {
+func cellShard(r *record.Run, c *record.Cell) (int, string) {
 	if c.Shard > 0 {
 		return c.Shard, c.Host
 	}
@@ -34,7 +35,7 @@ func cellShard(r *Run, c *Cell) (int, string) {
 }
 
 // roundsSplit lists the rounds whose cell runs came from more than one shard.
-func roundsSplit(r *Run) []int {
+func roundsSplit(r *record.Run) []int {
 	shards := map[int]map[int]bool{}
 	for i := range r.Cells {
 		k, _ := cellShard(r, &r.Cells[i])
@@ -54,7 +55,7 @@ func roundsSplit(r *Run) []int {
 }
 
 // mergedHosts lists the distinct hosts of a run's cell runs.
-func mergedHosts(r *Run) []string {
+func mergedHosts(r *record.Run) []string {
 	var out []string
 	for i := range r.Cells {
 		_, h := cellShard(r, &r.Cells[i])
@@ -67,7 +68,7 @@ func mergedHosts(r *Run) []string {
 
 // writeShardReplication is the Conclusion's paragraph on the machines of
 // a merged run.
-func writeShardReplication(w io.Writer, r *Run) {
+func writeShardReplication(w io.Writer, r *record.Run) {
 	if !isMerged(r) {
 		return
 	}
@@ -91,7 +92,7 @@ func writeShardReplication(w io.Writer, r *Run) {
 // shardWarnings is what a merged run's machines undermine: pairs whose two
 // cells ran in different shards, and shards that shared a host at the same
 // time (they competed for it).
-func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*Cell) []string {
+func shardWarnings(r *record.Run, ratios []analysis.RatioLine, br map[string]map[int]*record.Cell) []string {
 	if !isMerged(r) {
 		return nil
 	}
@@ -142,7 +143,7 @@ func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*C
 // shardCompareWarnings says how the machines of merged runs bear on a
 // comparison: compare treats each repeat as a sample, and in a merged run
 // the repeats of a cell come from different machines.
-func shardCompareWarnings(base, new *Run) []string {
+func shardCompareWarnings(base, new *record.Run) []string {
 	if !isMerged(base) && !isMerged(new) {
 		return nil
 	}

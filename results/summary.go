@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // Section is one part of summary.md. A feature contributes its section
@@ -16,8 +17,8 @@ type Section struct {
 	Title string // what it holds, for tests and docs (the heading is Write's)
 	// Applies says whether the run has anything for the section; nil:
 	// always written (Write may still write nothing).
-	Applies func(r *Run) bool
-	Write   func(w io.Writer, r *Run) error
+	Applies func(r *record.Run) bool
+	Write   func(w io.Writer, r *record.Run) error
 }
 
 // summarySections are summary.md's sections, in order: the one place
@@ -36,13 +37,13 @@ func summarySections() []Section {
 		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
 		{Title: "explain", Write: always(writeExplain)},    // explain.go
 		{Title: "failed cells", Applies: hasFailed, Write: always(writeFailed)},
-		{Title: "notes", Applies: func(r *Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
+		{Title: "notes", Applies: func(r *record.Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
 	}
 }
 
 // WriteMarkdown writes summary.md: what was run, where, the comparison
 // table and what went wrong, one Section after the other.
-func WriteMarkdown(w io.Writer, r *Run) error {
+func WriteMarkdown(w io.Writer, r *record.Run) error {
 	for _, s := range summarySections() {
 		if s.Applies != nil && !s.Applies(r) {
 			continue
@@ -55,14 +56,14 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 }
 
 // always adapts a section writer that cannot fail.
-func always(f func(io.Writer, *Run)) func(io.Writer, *Run) error {
-	return func(w io.Writer, r *Run) error {
+func always(f func(io.Writer, *record.Run)) func(io.Writer, *record.Run) error {
+	return func(w io.Writer, r *record.Run) error {
 		f(w, r)
 		return nil
 	}
 }
 
-func writeTitle(w io.Writer, r *Run) error {
+func writeTitle(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "# %s\n\n", r.Experiment)
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
@@ -77,17 +78,17 @@ func writeTitle(w io.Writer, r *Run) error {
 
 // environmentRows are the rows of summary.md's Environment table, in
 // order: a feature's row is its function and one line here.
-func environmentRows() []func(w io.Writer, r *Run) {
-	return []func(io.Writer, *Run){
+func environmentRows() []func(w io.Writer, r *record.Run) {
+	return []func(io.Writer, *record.Run){
 		writeServerEnv,
 		writeLimitsEnv, // limits.go
 		writeWorkloadEnv,
-		func(w io.Writer, r *Run) { writeTimeEnv(w, r.Time) }, // timing.go
+		func(w io.Writer, r *record.Run) { writeTimeEnv(w, r.Time) }, // timing.go
 		writeDataEnv, // timing.go
 	}
 }
 
-func writeEnvironment(w io.Writer, r *Run) {
+func writeEnvironment(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "## Environment\n\n")
 	fmt.Fprintf(w, "| | |\n|---|---|\n")
 	for _, row := range environmentRows() {
@@ -95,7 +96,7 @@ func writeEnvironment(w io.Writer, r *Run) {
 	}
 }
 
-func writeServerEnv(w io.Writer, r *Run) {
+func writeServerEnv(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
 	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
 	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
@@ -112,7 +113,7 @@ func writeServerEnv(w io.Writer, r *Run) {
 	}
 }
 
-func writeWorkloadEnv(w io.Writer, r *Run) {
+func writeWorkloadEnv(w io.Writer, r *record.Run) {
 	if len(r.Plan) > 0 {
 		s := r.Plan[0].Workload
 		if s.Options != nil {
@@ -121,7 +122,7 @@ func writeWorkloadEnv(w io.Writer, r *Run) {
 	}
 }
 
-func writeResults(w io.Writer, r *Run) error {
+func writeResults(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "\n## Results\n\n")
 	header, rows := ComparisonRows(r)
 	if err := writeMarkdownTable(w, header, rows); err != nil {
@@ -146,7 +147,7 @@ func writeResults(w io.Writer, r *Run) error {
 }
 
 // repeated: some cell ran more than once.
-func repeated(r *Run) bool {
+func repeated(r *record.Run) bool {
 	for _, s := range r.Summaries() {
 		if s.Runs+s.Failed > 1 {
 			return true
@@ -155,24 +156,24 @@ func repeated(r *Run) bool {
 	return false
 }
 
-func writeRepeats(w io.Writer, r *Run) error {
+func writeRepeats(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "\n## Repeats: how sure\n\n")
 	return WriteCellStats(w, r) // stats_cells.go
 }
 
-func hasFailed(r *Run) bool {
+func hasFailed(r *record.Run) bool {
 	for _, c := range r.Cells {
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			return true
 		}
 	}
 	return false
 }
 
-func writeFailed(w io.Writer, r *Run) {
+func writeFailed(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "\n## Failed cells\n\n")
 	for _, c := range r.Cells {
-		if c.Status == CellOK {
+		if c.Status == record.CellOK {
 			continue
 		}
 		fmt.Fprintf(w, "- **%s** (repeat %d): %s\n", c.Name, c.Repeat, c.Error)
@@ -182,7 +183,7 @@ func writeFailed(w io.Writer, r *Run) {
 	}
 }
 
-func writeNotes(w io.Writer, r *Run) {
+func writeNotes(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "\n## Notes\n\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)

@@ -10,13 +10,14 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // ComparisonRows returns the comparison table's header and rows: one row
 // per cell (medians over repeats) with tps, qps, latency and the tps ratio
 // to the cell's baseline: the Conclusion's paired ratio with its 95 %
 // interval when there is one (ratio.go).
-func ComparisonRows(r *Run) ([]string, [][]string) {
+func ComparisonRows(r *record.Run) ([]string, [][]string) {
 	header := []string{"cell", "runs", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "errors"}
 	ratios := baselineRatios(r)
 	if r.Baseline != "" {
@@ -51,7 +52,7 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 }
 
 // WriteTable prints the comparison table for a terminal.
-func WriteTable(w io.Writer, r *Run) error {
+func WriteTable(w io.Writer, r *record.Run) error {
 	header, rows := ComparisonRows(r)
 	return renderTable(w, header, rows, alignments(len(header)), false)
 }
@@ -100,7 +101,7 @@ func anyRow(s []string) []any {
 // pivotColumn is the parameter whose values become the pivot's columns:
 // the run's choice ([experiment] pivot), else the scenario, else the last
 // varying parameter.
-func pivotColumn(r *Run) string {
+func pivotColumn(r *record.Run) string {
 	if r.Pivot != "" {
 		return r.Pivot
 	}
@@ -115,7 +116,7 @@ func pivotColumn(r *Run) string {
 	return ""
 }
 
-func summaryValue(s Summary, name string) string {
+func summaryValue(s record.Summary, name string) string {
 	if name == "scenario" {
 		return s.Scenario
 	}
@@ -131,7 +132,7 @@ func summaryValue(s Summary, name string) string {
 // pivotColumn) and the other varying parameters as rows, with the ratio to
 // the baseline scenario when the columns are scenarios. It says nothing when
 // there is no second dimension.
-func writePivot(w io.Writer, r *Run) error {
+func writePivot(w io.Writer, r *record.Run) error {
 	colName := pivotColumn(r)
 	if colName == "" {
 		return nil
@@ -139,7 +140,7 @@ func writePivot(w io.Writer, r *Run) error {
 	sums := r.Summaries()
 	var cols, rowKeys []string
 	seenC, seenR := map[string]bool{}, map[string]bool{}
-	cell := map[string]Summary{}
+	cell := map[string]record.Summary{}
 	for _, s := range sums {
 		cv := summaryValue(s, colName)
 		var rest []string
@@ -195,7 +196,7 @@ func writePivot(w io.Writer, r *Run) error {
 // isScenarioParam reports whether a parameter comes from the cell's
 // scenario rather than an axis (it is then named by the scenario, not
 // repeated in the pivot's row).
-func isScenarioParam(r *Run, scenario, name string) bool {
+func isScenarioParam(r *record.Run, scenario, name string) bool {
 	if scenario == "" {
 		return false
 	}

@@ -14,20 +14,10 @@ import (
 	"benchmatrix/record"
 )
 
-// TopologyResult is what a cell on a topology records beside its figures
-// (record.TopologyResult).
-type TopologyResult = record.TopologyResult
-
-// DataCheck is one comparison of the nodes' data (record.DataCheck).
-type DataCheck = record.DataCheck
-
-// NodeEvent is one [[events]] entry as it happened (record.NodeEvent).
-type NodeEvent = record.NodeEvent
-
 // eventMarks draws a cell's node events as vertical lines labelled with
 // the node and action ("node2 pause"), over the whole panel.
 type eventMarks struct {
-	events []NodeEvent
+	events []record.NodeEvent
 	color  color.Color
 }
 
@@ -50,7 +40,7 @@ func (e *eventMarks) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // addEventMarks marks a cell's node events on every panel.
-func addEventMarks(panels []*plot.Plot, c Cell) {
+func addEventMarks(panels []*plot.Plot, c record.Cell) {
 	if c.Topology == nil || len(c.Topology.Events) == 0 {
 		return
 	}
@@ -62,7 +52,7 @@ func addEventMarks(panels []*plot.Plot, c Cell) {
 
 // writeTopology adds a topology cell's nodes, events and data checks to
 // summary.md's "What happened in each cell".
-func writeTopology(w io.Writer, c Cell) {
+func writeTopology(w io.Writer, c record.Cell) {
 	t := c.Topology
 	if t == nil {
 		return
@@ -92,7 +82,7 @@ const maxUserPanels = 6
 
 // userPanels are the [[observe.metric]] columns (Run.UserMetrics) drawn
 // under the built-in panels of plots/series.png, at most maxUserPanels.
-func userPanels(r *Run, _ []cellRun) ([]seriesPanel, string) {
+func userPanels(r *record.Run, _ []cellRun) ([]seriesPanel, string) {
 	var out []seriesPanel
 	var cols []string
 	for _, col := range r.UserMetrics {

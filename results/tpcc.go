@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/tpcc"
 )
 
@@ -20,12 +21,12 @@ import (
 // them. report.html shows it with summary.md's other sections.
 
 // isTPCC reports whether the cell ran the TPC-C engine.
-func isTPCC(c *Cell) bool {
+func isTPCC(c *record.Cell) bool {
 	d, ok := experiment.Engines.Of(c.Workload)
 	return ok && d.Name == tpcc.Name
 }
 
-func hasTPCC(r *Run) bool {
+func hasTPCC(r *record.Run) bool {
 	for i := range r.Cells {
 		if isTPCC(&r.Cells[i]) {
 			return true
@@ -43,7 +44,7 @@ type tpccCell struct {
 	checked, failed int                  // consistency: runs checked, runs failed by a violation
 }
 
-func tpccCells(r *Run) []*tpccCell {
+func tpccCells(r *record.Run) []*tpccCell {
 	var out []*tpccCell
 	by := map[string]*tpccCell{}
 	for i := range r.Cells {
@@ -62,7 +63,7 @@ func tpccCells(r *Run) []*tpccCell {
 			t.checked++
 			t.failed++
 		}
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		t.ok++
@@ -88,7 +89,7 @@ func (t *tpccCell) median(name string) (float64, bool) {
 	if len(vs) == 0 {
 		return 0, false
 	}
-	return Median(vs), true
+	return record.Median(vs), true
 }
 
 func (t *tpccCell) sum(name string) (float64, bool) {
@@ -147,7 +148,7 @@ func (t *tpccCell) consistency() string {
 	return fmt.Sprintf("**failed in %d of %d**", t.failed, t.checked)
 }
 
-func writeTPCC(w io.Writer, r *Run) error {
+func writeTPCC(w io.Writer, r *record.Run) error {
 	cells := tpccCells(r)
 	fmt.Fprintf(w, "\n## TPC-C\n\n")
 	fmt.Fprintf(w, "NOPM and TPM are HammerDB's names: committed New-Orders and committed transactions of every type per minute of the measured window, "+

@@ -8,6 +8,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/tpcc"
 )
 
@@ -22,11 +23,11 @@ func tpccResult(newOrders, payments, rolledBack, deadlocks int64, checked bool) 
 		Sysbench: &oltp.Result{Elapsed: win, Events: events},
 		NOPM:     perMin(newOrders), TPM: perMin(newOrders + payments + 60),
 		Types: []tpcc.TypeStats{
-			{Type: "new_order", Committed: newOrders, RolledBack: rolledBack, Restarts: deadlocks, PerMin: perMin(newOrders), Latency: oltp.Latency{Avg: 30, P95: 90, P99: 200}},
-			{Type: "payment", Committed: payments, PerMin: perMin(payments), Latency: oltp.Latency{Avg: 15, P95: 60, P99: 120}},
-			{Type: "order_status", Committed: 20, PerMin: perMin(20), Latency: oltp.Latency{Avg: 3, P95: 6, P99: 15}},
-			{Type: "delivery", Committed: 21, PerMin: perMin(21), Latency: oltp.Latency{Avg: 60, P95: 120, P99: 480}},
-			{Type: "stock_level", Committed: 19, PerMin: perMin(19), Latency: oltp.Latency{Avg: 6, P95: 15, P99: 37}},
+			{Type: "new_order", Committed: newOrders, RolledBack: rolledBack, Restarts: deadlocks, PerMin: perMin(newOrders), Latency: engine.Latency{Avg: 30, P95: 90, P99: 200}},
+			{Type: "payment", Committed: payments, PerMin: perMin(payments), Latency: engine.Latency{Avg: 15, P95: 60, P99: 120}},
+			{Type: "order_status", Committed: 20, PerMin: perMin(20), Latency: engine.Latency{Avg: 3, P95: 6, P99: 15}},
+			{Type: "delivery", Committed: 21, PerMin: perMin(21), Latency: engine.Latency{Avg: 60, P95: 120, P99: 480}},
+			{Type: "stock_level", Committed: 19, PerMin: perMin(19), Latency: engine.Latency{Avg: 6, P95: 15, P99: 37}},
 		},
 		Errors: map[uint16]int64{0: rolledBack, 1213: deadlocks},
 	}
@@ -42,11 +43,11 @@ func tpccResult(newOrders, payments, rolledBack, deadlocks int64, checked bool) 
 func TestGoldenTPCCSection(t *testing.T) {
 	t.Parallel()
 	spec := engine.Spec{Engine: tpcc.Name, Options: tpcc.DefaultOptions()}
-	r := &Run{Experiment: "tpcc-durability", Baseline: "b1e1"}
+	r := &record.Run{Experiment: "tpcc-durability", Baseline: "b1e1"}
 	add := func(name string, rep int, res *engine.Result, err string) {
-		c := Cell{Name: name, Scenario: name, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res, Workload: spec}
+		c := record.Cell{Name: name, Scenario: name, Repeat: rep, Index: len(r.Cells), Status: record.CellOK, Result: res, Workload: spec}
 		if err != "" {
-			c.Status, c.Error, c.Result = CellFailed, err, nil
+			c.Status, c.Error, c.Result = record.CellFailed, err, nil
 		}
 		r.Cells = append(r.Cells, c)
 	}
