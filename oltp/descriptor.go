@@ -184,10 +184,5 @@ func (r *Result) Engine() *engine.Result {
 	if r == nil {
 		return nil
 	}
-	delay := r.ClientDelay
-	return &engine.Result{Elapsed: r.Elapsed, TotalTime: r.TotalTime, Events: r.Events, Reads: r.Reads, Writes: r.Writes,
-		Others: r.Others, Errors: r.Errors, Reconnects: r.Reconnects, Late: r.Late, Dropped: r.Dropped,
-		Backlog: r.Backlog, BacklogAges: r.BacklogAges, ClientDelay: &delay,
-		Latency: r.Latency, Fairness: r.Fairness,
-		ForcedShutdown: r.ForcedShutdown, Unfinished: r.Unfinished, Histogram: r.Histogram}
+	return &r.Result
 }

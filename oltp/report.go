@@ -638,6 +638,14 @@ func NewJSONResult(res *Result) *JSONResult {
 	return out
 }
 
+// perSecond is n per second of d (0 for none), as Result.TPS counts.
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
 // OptionsMap renders o as the JSON "options" object: each field under its
 // json name, durations in seconds, non-finite floats as 0.
 func OptionsMap(o Options) map[string]any {

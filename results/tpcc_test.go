@@ -20,7 +20,7 @@ func tpccResult(newOrders, payments, rolledBack, deadlocks int64, checked bool) 
 	perMin := func(n int64) float64 { return float64(n) / win.Minutes() }
 	events := newOrders + rolledBack + payments + 20 + 21 + 19
 	r := &tpcc.Result{
-		Sysbench: &oltp.Result{Elapsed: win, Events: events},
+		Sysbench: &oltp.Result{Result: engine.Result{Elapsed: win, Events: events}},
 		NOPM:     perMin(newOrders), TPM: perMin(newOrders + payments + 60),
 		Types: []tpcc.TypeStats{
 			{Type: "new_order", Committed: newOrders, RolledBack: rolledBack, Restarts: deadlocks, PerMin: perMin(newOrders), Latency: engine.Latency{Avg: 30, P95: 90, P99: 200}},
