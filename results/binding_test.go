@@ -6,10 +6,20 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
+	"benchmatrix/limits"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
 	"benchmatrix/record/parts"
+	"benchmatrix/section"
 )
+
+// bindingWarnings and writeBindingNote are the limits feature's warnings
+// and cell note, as results calls them (features.Reports).
+func bindingWarnings(r *record.Run) []string {
+	return limits.Report.Warnings[0].Lines(section.Conclusion{Run: r})
+}
+
+var writeBindingNote = limits.Report.Notes[0].Write
 
 // A cell's limits judged on its sampled cgroup columns (the path the runner
 // takes through Observe), and the Conclusion's warning for one that never

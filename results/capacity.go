@@ -16,6 +16,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/capacity"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // Capacity at a latency target in the reports (issue 30): the Conclusion's
@@ -89,7 +90,7 @@ func capacityLines(r *record.Run, br map[string]map[int]*record.Cell) (lines, wa
 			lines = append(lines, fmt.Sprintf("%s: **%s** (%s missed even at %s/s, the lowest rate tried)", n, capacity.Below, slo, capacity.FmtRate(lowest)))
 			continue
 		}
-		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(cs), pl(len(cs)))
+		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(cs), section.Plural(len(cs)))
 		if len(cs) > 1 {
 			sort.Float64s(caps)
 			var vs []string
@@ -103,10 +104,10 @@ func capacityLines(r *record.Run, br map[string]map[int]*record.Cell) (lines, wa
 			s = strings.TrimSuffix(s, fmt.Sprintf("%s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))) + "met up to the highest rate tried"
 		}
 		if unconfirmed > 0 {
-			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, pl(unconfirmed))
+			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, section.Plural(unconfirmed))
 		}
 		if below > 0 {
-			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, pl(below))
+			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, section.Plural(below))
 		}
 		s += ")"
 		lines = append(lines, s)
@@ -133,7 +134,7 @@ func capacityLines(r *record.Run, br map[string]map[int]*record.Cell) (lines, wa
 				continue
 			}
 			line := fmt.Sprintf("%s against %s at %s (no baseline named: against the first cell searched): **%.2fx** capacity over %d paired round%s",
-				n, base, slo, pr.Ratio, pr.Rounds, pl(pr.Rounds))
+				n, base, slo, pr.Ratio, pr.Rounds, section.Plural(pr.Rounds))
 			if pr.CIOK {
 				line += fmt.Sprintf(" (95%% CI %.2f–%.2f, p=%s)", pr.Lo, pr.Hi, analysis.FormatP(pr.P))
 			} else if more := capacityRatioSentence(n, base, slo, xs, ys, by); more != "" {
@@ -198,7 +199,7 @@ func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[stri
 		return ""
 	}
 	return fmt.Sprintf("%s against %s at %s: %d paired round%s, too few for a 95%% interval; the searches' brackets allow %.2f–%.2fx",
-		cell, base, slo, pr.Rounds, pl(pr.Rounds), blo, bhi)
+		cell, base, slo, pr.Rounds, section.Plural(pr.Rounds), blo, bhi)
 }
 
 func nonzero(v, alt float64) float64 {
@@ -333,7 +334,7 @@ func capacityFigure(r *record.Run, cell string) ([]byte, error) {
 	restyle(&p.X.Tick.Label, 10, textColor)
 	restyle(&p.Y.Tick.Label, 10, textColor)
 	caption := fmt.Sprintf("Every step of the capacity search of %s (%d repeat%s): each a short run at one offered rate, judged on every arrival (served, still queued at its end, or dropped). "+
-		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), pl(len(cs)), pct)
+		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), section.Plural(len(cs)), pct)
 	return renderFigure(barWidth, 6.5*vg.Inch, r.Experiment+": latency against rate offered, "+cell, caption, [][]*plot.Plot{{p}}, legend)
 }
 

@@ -14,7 +14,9 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // Defaults of a comparison.
@@ -229,7 +231,7 @@ func Compare(base, new *record.Run, opt CompareOptions) (*Comparison, error) {
 		RunChanges: runChanges(base, new),
 		newRun:     new,
 	}
-	bLimits, nLimits := planLimits(base), planLimits(new)         // limits.go
+	bLimits, nLimits := planLimits(base), planLimits(new)         // fingerprint.go
 	bRatios, nRatios := baselineRatios(base), baselineRatios(new) // ratio.go
 	bg, ng := groupCells(base), groupCells(new)
 	mismatched := map[string]bool{}
@@ -298,7 +300,11 @@ func Compare(base, new *record.Run, opt CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
-	c.Warnings = append(c.Warnings, shardCompareWarnings(base, new)...) // shard_conclusion.go
+	for _, f := range features.Reports {
+		if f.CompareWarnings != nil {
+			c.Warnings = append(c.Warnings, f.CompareWarnings(base, new)...) // a merged run's machines
+		}
+	}
 	if len(c.Cells) == 0 {
 		c.Warnings = append(c.Warnings, "the runs have no cell in common")
 	}
@@ -510,7 +516,7 @@ func (c *Comparison) VerdictLine() string {
 			}
 		}
 		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention (%s) and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
-			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
+			disc, section.Plural(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
 	}
 	if len(regs) == 0 {
 		return fmt.Sprintf("No regressions (%s).%s", crit, tail)
@@ -695,12 +701,12 @@ func mdCell(s string) string {
 }
 
 func writeCompareTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
-	return renderTable(w, header, rows, compareAlignments(len(header)), markdown)
+	return section.Table(w, header, rows, compareAlignments(len(header)), markdown)
 }
 
 // compareAlignments: names and the verdict on the left, figures right.
 func compareAlignments(n int) []tw.Align {
-	a := alignments(n)
+	a := section.Alignments(n)
 	a[1] = tw.AlignLeft
 	a[n-1] = tw.AlignLeft
 	return a

@@ -9,6 +9,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // What compare knows beyond the figures (issue 26): what changed in each
@@ -88,7 +89,7 @@ func (h HostLoad) String() string {
 	}
 	figs := fmt.Sprintf("other CPU %.0f%%, steal %.0f%%, other IO %.0f KiB/s", h.CPUOtherPct, h.StealPct, h.IOOtherKBs)
 	if h.Contended == 0 {
-		return fmt.Sprintf("quiet in %d repeat%s (%s)", h.Repeats, pl(h.Repeats), figs)
+		return fmt.Sprintf("quiet in %d repeat%s (%s)", h.Repeats, section.Plural(h.Repeats), figs)
 	}
 	return fmt.Sprintf("contended in %d of %d repeats (%s)", h.Contended, h.Repeats, figs)
 }
@@ -424,7 +425,7 @@ func hostSummary(c *Comparison) string {
 		return ""
 	}
 	if bc == 0 && nc == 0 {
-		return fmt.Sprintf("Host: quiet in both runs (no contention recorded in %d cell%s).", recorded, pl(recorded))
+		return fmt.Sprintf("Host: quiet in both runs (no contention recorded in %d cell%s).", recorded, section.Plural(recorded))
 	}
 	out := fmt.Sprintf("Host: other load (CPU, steal or other IO) in the base run in %d of %d cells, in the new run in %d of %d.", bc, recorded, nc, recorded)
 	for _, sd := range []string{"new", "base"} {

@@ -9,7 +9,9 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // The Conclusion of a run: what a design review can paste. For each cell
@@ -84,7 +86,7 @@ func Conclude(r *record.Run) *Conclusion {
 	// (analysis.Ratios), which needs no fixed number of rounds.
 	if len(c.Ratios) > 0 && minRounds < need && analysis.RoundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
-			minRounds, pl(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
+			minRounds, section.Plural(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
 	}
 	c.Warnings = append(c.Warnings, figureNotes...)
 	if r.Order == string(experiment.Blocked) {
@@ -97,7 +99,7 @@ func Conclude(r *record.Run) *Conclusion {
 		}
 	}
 	if len(failed) > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), pl(len(failed)), strings.Join(failed, ", ")))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), section.Plural(len(failed)), strings.Join(failed, ", ")))
 	}
 	var contended []string
 	_, cont := mechanismMedians(r)
@@ -124,9 +126,13 @@ func Conclude(r *record.Run) *Conclusion {
 	if len(noisyHost) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
 	}
-	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
-	c.Warnings = append(c.Warnings, dataWarnings(r)...)    // steady.go: data that fits on a small machine
-	c.Warnings = append(c.Warnings, capWarn...)            // capacity.go
+	in := section.Conclusion{Run: r, ByRepeat: br}
+	for _, l := range c.Ratios {
+		in.Pairs = append(in.Pairs, section.Pair{Cell: l.Cell, Baseline: l.Baseline})
+	}
+	c.Warnings = append(c.Warnings, featureWarnings(in, "wait_quiet")...) // the features' (limits that never bound)
+	c.Warnings = append(c.Warnings, dataWarnings(r)...)                   // steady.go: data that fits on a small machine
+	c.Warnings = append(c.Warnings, capWarn...)                           // capacity.go
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
@@ -163,7 +169,7 @@ func Conclude(r *record.Run) *Conclusion {
 	if j, ok := analysis.JudgeRepeats(r); ok {
 		c.Warnings = append(c.Warnings, "repeats: "+repeatsText(j))
 	}
-	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
+	c.Warnings = append(c.Warnings, featureWarnings(in, "repeats")...) // the features' (a merged run's machines)
 	// The most important first: a broken expectation leads the list.
 	var broken []string
 	for _, e := range c.Broken() {
@@ -181,10 +187,24 @@ func Conclude(r *record.Run) *Conclusion {
 		c.Nothing = true
 		c.NothingWhy = "no difference is significant at p < 0.05"
 		if len(c.Ratios) > 0 && minRounds < 6 {
-			c.NothingWhy += fmt.Sprintf(" (with %d paired round%s it cannot be: see the warnings)", minRounds, pl(minRounds))
+			c.NothingWhy += fmt.Sprintf(" (with %d paired round%s it cannot be: see the warnings)", minRounds, section.Plural(minRounds))
 		}
 	}
 	return c
+}
+
+// featureWarnings are the features' warnings that follow results' own
+// group named after (features.Reports).
+func featureWarnings(in section.Conclusion, after string) []string {
+	var out []string
+	for _, f := range features.Reports {
+		for _, w := range f.Warnings {
+			if w.After == after {
+				out = append(out, w.Lines(in)...)
+			}
+		}
+	}
+	return out
 }
 
 // minSignedRankP is the smallest two-sided p of the signed-rank test with
@@ -196,13 +216,6 @@ func minSignedRankP(n int) float64 {
 	return math.Min(1, 2/math.Pow(2, float64(n)))
 }
 
-func pl(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
 // 6 of 6 rounds)".
 func ratioSentence(l analysis.RatioLine) string {
@@ -212,7 +225,7 @@ func ratioSentence(l analysis.RatioLine) string {
 	}
 	ci := fmt.Sprintf("95%% CI %.2f–%.2f", pr.Lo, pr.Hi)
 	if !pr.CIOK {
-		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, pl(pr.Rounds))
+		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, section.Plural(pr.Rounds))
 	}
 	sig := ""
 	if pr.P < analysis.Alpha {
@@ -268,7 +281,11 @@ func WriteConclusion(w io.Writer, r *record.Run) {
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
 			of, analysis.MinRoundsForRatioCI())
 	}
-	writeShardReplication(w, r) // shard_conclusion.go
+	for _, f := range features.Reports {
+		if f.Paragraph != nil {
+			f.Paragraph(w, r) // a merged run's machines
+		}
+	}
 	if len(c.Capacity) > 0 {
 		fmt.Fprintf(w, "Capacity: the highest open-loop rate each cell sustains within its latency target (docs/capacity.md):\n\n")
 		for _, l := range c.Capacity {
@@ -365,7 +382,7 @@ func (e *ExpectationError) Error() string {
 		}
 		parts = append(parts, fmt.Sprintf("%q%s (%s)", b.Text, g, b.Detail))
 	}
-	return fmt.Sprintf("%d expectation%s broken at p<0.05: %s", len(e.Broken), pl(len(e.Broken)), strings.Join(parts, "; "))
+	return fmt.Sprintf("%d expectation%s broken at p<0.05: %s", len(e.Broken), section.Plural(len(e.Broken)), strings.Join(parts, "; "))
 }
 
 // ExitCode implements exitcode.Coder.

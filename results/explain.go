@@ -5,31 +5,38 @@ import (
 	"io"
 	"strings"
 
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// cellNote is what one feature says of a cell run in summary.md's "What
-// happened in each cell".
-type cellNote struct {
-	// shows: the feature has something to say of the cell, which puts the
-	// cell (and the section) in summary.md. nil: its lines join a cell
-	// that others show, never put one there.
-	shows func(c record.Cell) bool
-	write func(w io.Writer, c record.Cell)
-}
-
-// cellNotes are the features' notes on a cell, in the order they are
-// written: a new one is its function and one line here.
-func cellNotes() []cellNote {
-	return []cellNote{
-		{shows: func(c record.Cell) bool { return c.Stalls != nil }, write: writeStallNote},
-		{write: writeTopology}, // topology.go
-		{write: writeContentionNote},
-		{shows: func(c record.Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
-		{shows: func(c record.Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
-		{shows: func(c record.Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
-		{shows: func(c record.Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
+// cellNotes are the notes on a cell, in the order they are written:
+// results' own, each named, and after each the features' that follow it
+// (features.Reports).
+func cellNotes() []section.Note {
+	own := []struct {
+		name string
+		section.Note
+	}{
+		{"stalls", section.Note{Shows: func(c record.Cell) bool { return c.Stalls != nil }, Write: writeStallNote}},
+		{"topology", section.Note{Write: writeTopology}}, // topology.go
+		{"contention", section.Note{Write: writeContentionNote}},
+		{"warmth", section.Note{Shows: func(c record.Cell) bool { return c.ColdStart != nil || c.Steady != nil }, Write: writeWarmthNote}},
+		{"growth", section.Note{Shows: func(c record.Cell) bool { return c.Growth != nil }, Write: writeGrowthNote}},
+		{"waits", section.Note{Shows: func(c record.Cell) bool { return len(c.Waits) > 0 }, Write: writeWaitsNote}},
 	}
+	var out []section.Note
+	for _, n := range own {
+		out = append(out, n.Note)
+		for _, f := range features.Reports {
+			for _, fn := range f.Notes {
+				if fn.After == n.name {
+					out = append(out, fn)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // writeExplain says, per cell run, what the observers saw (cellNotes):
@@ -39,7 +46,7 @@ func writeExplain(w io.Writer, r *record.Run) {
 	notes := cellNotes()
 	shown := func(c record.Cell) bool {
 		for _, n := range notes {
-			if n.shows != nil && n.shows(c) {
+			if n.Shows != nil && n.Shows(c) {
 				return true
 			}
 		}
@@ -59,7 +66,7 @@ func writeExplain(w io.Writer, r *record.Run) {
 		}
 		fmt.Fprintf(w, "**%s** (repeat %d)\n\n", c.Name, c.Repeat)
 		for _, n := range notes {
-			n.write(w, c)
+			n.Write(w, c)
 		}
 		fmt.Fprintln(w)
 	}

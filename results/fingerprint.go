@@ -35,7 +35,7 @@ func ComputeFingerprint(r *record.Run) *record.Fingerprint {
 		ToolVersion:    r.Tool.Version,
 		ToolCommit:     r.Tool.Commit,
 		Host:           r.Host,
-		Limits:         planLimits(r), // limits.go
+		Limits:         planLimits(r),
 	}
 	for _, c := range r.Cells {
 		if _, seen := f.Effective[c.Name]; !seen && len(c.Effective) > 0 {
@@ -187,6 +187,18 @@ func groupMismatches(ms []record.Mismatch) []string {
 			s += " (" + strings.Join(g.cells, ", ") + ")"
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// planLimits is each planned cell's limits, in plan order: only cells with
+// a limit, under the cell's name.
+func planLimits(r *record.Run) map[string]string {
+	out := map[string]string{}
+	for _, c := range r.Plan {
+		if _, seen := out[c.Name]; !seen && !c.Limits.IsZero() {
+			out[c.Name] = c.Limits.Text()
+		}
 	}
 	return out
 }

@@ -28,22 +28,6 @@ func withLimits(r *record.Run, lim map[string]catalog.LimitSet) *record.Run {
 	return r
 }
 
-func TestLimitsText(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		l    catalog.LimitSet
-		want string
-	}{
-		{catalog.LimitSet{}, "none"},
-		{catalog.LimitSet{DiskWriteIOPS: 100, DiskReadBPS: 8 << 20, CPUs: 0.5, ServerCPUs: "0", ClientCPUs: "1", Memory: 2 << 30},
-			"disk_write_iops=100 disk_read_bps=8M/s cpus=0.5 server_cpus=0 client_cpus=1 memory=2G"},
-	} {
-		if got := LimitsText(c.l); got != c.want {
-			t.Errorf("LimitsText(%+v) = %q, want %q", c.l, got, c.want)
-		}
-	}
-}
-
 // summary.md names the limits per group of cells, how they were applied
 // and what the disk self-check measured; a run without limits says nothing.
 func TestLimitsInSummary(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // The mechanism linked to the outcome (issue 27, item 4). For each cell
@@ -343,7 +344,7 @@ func linkedGrowthLine(p linkedPair, x, y *linkedCell) string {
 	}
 	what := fmt.Sprintf("tps ×%.2f", x.tps/y.tps)
 	if x.stalls != y.stalls {
-		what = fmt.Sprintf("%d stall%s in %d repeat%s against %d in %d", x.stalls, pl(x.stalls), x.repeats, pl(x.repeats), y.stalls, y.repeats)
+		what = fmt.Sprintf("%d stall%s in %d repeat%s against %d in %d", x.stalls, section.Plural(x.stalls), x.repeats, section.Plural(x.repeats), y.stalls, y.repeats)
 	} else if math.Abs(x.tps/y.tps-1) < linkedEqualTPS {
 		what = ""
 	}

@@ -6,9 +6,11 @@ import (
 	"math"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/record"
 	"benchmatrix/record/parts"
+	"benchmatrix/section"
 )
 
 // The mechanism of a cell: what each transaction cost the server and the
@@ -142,7 +144,7 @@ func Observe(c *record.Cell, columns []string) {
 	if len(m) > 0 {
 		c.Mechanism = m
 	}
-	observeBinding(c, col) // binding.go
+	analysis.ObserveBinding(c, col) // analysis/binding.go
 }
 
 func finiteOr0(v float64) float64 {
@@ -332,7 +334,7 @@ func writeMechanism(w io.Writer, r *record.Run) error {
 		return nil
 	}
 	fmt.Fprintf(w, "\n### Mechanism: per transaction and on the device\n\n")
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nmedians over the repeats of the measured window: fsyncs, device writes, KiB written, device flushes and server CPU per transaction "+

@@ -17,6 +17,7 @@ import (
 
 	"benchmatrix/exitcode"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // MergeOptions says what Merge accepts.
@@ -309,7 +310,7 @@ func mergeRuns(in []shardRun) (*record.Run, error) {
 	rec.Partial = len(m.Cells) < rec.PlanRuns
 	if rec.Partial {
 		m.Notes = append(m.Notes, fmt.Sprintf("partial merge: %d of the plan's %d cell runs (missing shards: %s)",
-			len(m.Cells), rec.PlanRuns, intsOrNone(rec.Missing)))
+			len(m.Cells), rec.PlanRuns, section.IntsOrNone(rec.Missing)))
 		if status == record.StatusFinished {
 			status = record.StatusInterrupted
 		}
@@ -321,17 +322,6 @@ func mergeRuns(in []shardRun) (*record.Run, error) {
 	m.Time = &split
 	m.Fingerprint = ComputeFingerprint(&m)
 	return &m, nil
-}
-
-func intsOrNone(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // mergeHosts is the merged run's host: each text field the distinct

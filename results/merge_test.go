@@ -12,6 +12,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/record"
+	"benchmatrix/shard"
 )
 
 // shardDirs writes n synthetic shard runs of a flush-like plan (3 cells ×
@@ -260,14 +261,14 @@ func TestShardCompareWarnings(t *testing.T) {
 	for i := range merged.Cells {
 		merged.Cells[i].Shard, merged.Cells[i].Host = 1+i%2, []string{"x", "y"}[i%2]
 	}
-	if w := shardCompareWarnings(one, one); w != nil {
+	if w := shard.Report.CompareWarnings(one, one); w != nil {
 		t.Errorf("two unsharded runs: %v", w)
 	}
-	w := strings.Join(shardCompareWarnings(one, merged), "")
+	w := strings.Join(shard.Report.CompareWarnings(one, merged), "")
 	if !strings.Contains(w, "base on 1 host (solo), new on 2 (x, y)") {
 		t.Errorf("warning %q", w)
 	}
-	if w := strings.Join(shardCompareWarnings(merged, merged), ""); !strings.Contains(w, "same hosts (x, y)") {
+	if w := strings.Join(shard.Report.CompareWarnings(merged, merged), ""); !strings.Contains(w, "same hosts (x, y)") {
 		t.Errorf("warning %q", w)
 	}
 }

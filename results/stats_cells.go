@@ -8,6 +8,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // NoisyPct is the spread, in percent of the median, above which a cell's
@@ -117,7 +118,7 @@ func CellStatsRows(r *record.Run) ([]string, [][]string) {
 // on how to read it, for summary.md.
 func WriteCellStats(w io.Writer, r *record.Run) error {
 	header, rows := CellStatsRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nmedian tps over the successful repeats with its distribution-free 95%% confidence interval "+

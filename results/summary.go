@@ -7,31 +7,21 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// Section is one part of summary.md. A feature contributes its section
-// (its record's table, its notes) by writing it in its own file and
-// adding one line to summarySections.
-type Section struct {
-	Title string // what it holds, for tests and docs (the heading is Write's)
-	// Applies says whether the run has anything for the section; nil:
-	// always written (Write may still write nothing).
-	Applies func(r *record.Run) bool
-	Write   func(w io.Writer, r *record.Run) error
-}
-
-// summarySections are summary.md's sections, in order: the one place
-// that knows which there are.
-func summarySections() []Section {
-	return []Section{
+// summarySections are summary.md's sections, in order: results' own, and
+// after each the features' that follow it (features.Reports).
+func summarySections() []section.Section {
+	own := []section.Section{
 		{Title: "title and status", Write: writeTitle},
 		{Title: "conclusion", Write: always(WriteConclusion)}, // conclusion.go
 		{Title: "environment", Write: always(writeEnvironment)},
 		{Title: "results", Write: writeResults},
-		{Title: "pivot", Write: writePivot},                  // table.go
-		{Title: "mechanism", Write: writeMechanism},          // mechanism.go
-		{Title: "tpc-c", Applies: hasTPCC, Write: writeTPCC}, // tpcc.go
+		{Title: "pivot", Write: writePivot},         // table.go
+		{Title: "mechanism", Write: writeMechanism}, // mechanism.go
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
 		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
@@ -39,6 +29,18 @@ func summarySections() []Section {
 		{Title: "failed cells", Applies: hasFailed, Write: always(writeFailed)},
 		{Title: "notes", Applies: func(r *record.Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
 	}
+	var out []section.Section
+	for _, s := range own {
+		out = append(out, s)
+		for _, f := range features.Reports {
+			for _, fs := range f.Sections {
+				if fs.After == s.Title {
+					out = append(out, fs)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // WriteMarkdown writes summary.md: what was run, where, the comparison
@@ -77,15 +79,20 @@ func writeTitle(w io.Writer, r *record.Run) error {
 }
 
 // environmentRows are the rows of summary.md's Environment table, in
-// order: a feature's row is its function and one line here.
+// order: the server's, the features' (features.Reports), then the
+// workload's and the time's.
 func environmentRows() []func(w io.Writer, r *record.Run) {
-	return []func(io.Writer, *record.Run){
-		writeServerEnv,
-		writeLimitsEnv, // limits.go
+	rows := []func(io.Writer, *record.Run){writeServerEnv}
+	for _, f := range features.Reports {
+		if f.Env != nil {
+			rows = append(rows, f.Env)
+		}
+	}
+	return append(rows,
 		writeWorkloadEnv,
 		func(w io.Writer, r *record.Run) { writeTimeEnv(w, r.Time) }, // timing.go
 		writeDataEnv, // timing.go
-	}
+	)
 }
 
 func writeEnvironment(w io.Writer, r *record.Run) {
@@ -125,7 +132,7 @@ func writeWorkloadEnv(w io.Writer, r *record.Run) {
 func writeResults(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "\n## Results\n\n")
 	header, rows := ComparisonRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+

@@ -5,12 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"benchmatrix/analysis"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // ComparisonRows returns the comparison table's header and rows: one row
@@ -54,48 +51,7 @@ func ComparisonRows(r *record.Run) ([]string, [][]string) {
 // WriteTable prints the comparison table for a terminal.
 func WriteTable(w io.Writer, r *record.Run) error {
 	header, rows := ComparisonRows(r)
-	return renderTable(w, header, rows, alignments(len(header)), false)
-}
-
-func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	return renderTable(w, header, rows, alignments(len(header)), true)
-}
-
-// renderTable draws a table with the given column alignments, in box
-// characters or as Markdown.
-func renderTable(w io.Writer, header []string, rows [][]string, aligns []tw.Align, markdown bool) error {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(anyRow(header)...)
-	for _, row := range rows {
-		if err := t.Append(anyRow(row)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
-}
-
-func alignments(n int) []tw.Align {
-	a := make([]tw.Align, n)
-	for i := range a {
-		a[i] = tw.AlignRight
-	}
-	a[0] = tw.AlignLeft
-	return a
-}
-
-func anyRow(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
+	return section.Table(w, header, rows, section.Alignments(len(header)), false)
 }
 
 // pivotColumn is the parameter whose values become the pivot's columns:
@@ -190,7 +146,7 @@ func writePivot(w io.Writer, r *record.Run) error {
 		}
 		rows = append(rows, row)
 	}
-	return writeMarkdownTable(w, header, rows)
+	return section.MarkdownTable(w, header, rows)
 }
 
 // isScenarioParam reports whether a parameter comes from the cell's

@@ -12,6 +12,13 @@ import (
 	"benchmatrix/tpcc"
 )
 
+// hasTPCC and writeTPCC are the TPC-C engine's summary.md section, as
+// results writes it (features.Reports).
+var (
+	hasTPCC   = tpcc.Report.Sections[0].Applies
+	writeTPCC = tpcc.Report.Sections[0].Write
+)
+
 // tpccResult is the engine.Result tpcc reports (tpcc/descriptor.go) for a
 // 30 s window: new orders and payments committed, New-Order's rolled back,
 // the restarts and errors, and the consistency check.
