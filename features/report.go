@@ -6,6 +6,7 @@ package features
 
 import (
 	"benchmatrix/limits"
+	"benchmatrix/profile"
 	"benchmatrix/section"
 	"benchmatrix/shard"
 	"benchmatrix/tpcc"
@@ -16,5 +17,6 @@ import (
 var Reports = []section.Feature{
 	limits.Report,
 	tpcc.Report,
+	profile.Report,
 	shard.Report,
 }

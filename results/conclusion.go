@@ -68,8 +68,12 @@ func Conclude(r *record.Run) *Conclusion {
 		}
 	}
 	c.Expectations = analysis.JudgeExpectations(r, br)
-	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
-	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
+	c.Linked = linkedLines(r, c.Ratios) // linked.go: the mechanism against the outcome
+	for _, f := range features.Reports {
+		if f.Linked != nil {
+			c.Linked = append(c.Linked, f.Linked(r)...) // the profiles' predictions
+		}
+	}
 	capWarn := []string(nil)
 	c.Capacity, capWarn = capacityLines(r, br)                        // capacity.go
 	analysis.DecideExpectations(c.Expectations, analysis.RoundsOf(r)) // analysis/expect.go: until = "conclusive"

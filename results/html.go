@@ -13,6 +13,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/record"
 	"benchmatrix/results/htmlreport"
+	"benchmatrix/section"
 )
 
 // ReportFile is the results directory's HTML report: one self-contained
@@ -30,7 +31,7 @@ func WriteHTML(dir string, r *record.Run) error {
 	if err := htmlreport.Write(&b, p); err != nil {
 		return fmt.Errorf("%s: %w", ReportFile, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())
+	return section.WriteFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())
 }
 
 // RegenerateHTML rewrites only dir/report.html from run.json and
@@ -40,7 +41,7 @@ func RegenerateHTML(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteHTML(dir, withProfiles(dir, r))
+	return WriteHTML(dir, derive(dir, r))
 }
 
 // htmlOverrides are the summary.md sections the page shows its own way:
@@ -530,5 +531,5 @@ func WriteCompareHTML(out, baseDir, newDir string, base, new *record.Run, cmp *C
 	if err := htmlreport.Write(&b, p); err != nil {
 		return err
 	}
-	return writeFileAtomic(out, b.Bytes())
+	return section.WriteFileAtomic(out, b.Bytes())
 }

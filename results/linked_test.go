@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/analysis"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
@@ -233,8 +234,8 @@ func TestLinkedPairs(t *testing.T) {
 	})
 	c := Conclude(r)
 	var got []string
-	for _, p := range linkedPairs(r, c.Ratios) {
-		got = append(got, p.cell+"/"+p.ref)
+	for _, p := range analysis.ComparedPairs(r, c.Ratios) {
+		got = append(got, p.Cell+"/"+p.Ref)
 	}
 	// The baseline's pairs first; b0e0 > b1e1 is already among them.
 	want := "b0e1/b1e1 b0e0/b1e1 b0e0/b0e1"

@@ -442,7 +442,7 @@ func copyExtras(out string, in []shardRun) error {
 				}
 				return nil
 			}
-			return writeFileAtomic(dst, b)
+			return section.WriteFileAtomic(dst, b)
 		})
 		if err != nil {
 			return fmt.Errorf("merge %s: %w", s.dir, err)

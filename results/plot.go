@@ -17,6 +17,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/record"
+	"benchmatrix/section"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -275,7 +276,7 @@ func WritePlots(dir string, r *record.Run) ([]PlotFile, error) {
 	draw := func(f PlotFile, render func() ([]byte, error)) {
 		b, err := render()
 		if err == nil {
-			err = writeFileAtomic(filepath.Join(dir, filepath.FromSlash(f.Path)), b)
+			err = section.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(f.Path)), b)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("plot %s: %w", f.Path, err))

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // plotsNote starts the note that summary.md carries when plots could not be
@@ -36,19 +38,19 @@ func writeReports(dir string, r *record.Run) error {
 		cp.Notes = append(slices.Clip(r.Notes), plotsNote+oneLine(err.Error()))
 		md = &cp
 	}
-	md = withProfiles(dir, md) // profile.go
+	md = derive(dir, md)
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, md); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, SummaryFile), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, SummaryFile), b.Bytes()); err != nil {
 		return err
 	}
 	b.Reset()
 	if err := WriteBenchFormat(&b, r); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
 		return err
 	}
 	return WriteHTML(dir, md) // html.go: report.html
@@ -83,4 +85,16 @@ func writePlotsSection(w io.Writer, r *record.Run) {
 		}
 		fmt.Fprintf(w, "![%s](%s)\n", f.Title, f.Path)
 	}
+}
+
+// derive is the run with what the features compute from the files under
+// dir before the reports are written (features.Reports: the profiles'
+// predictions).
+func derive(dir string, r *record.Run) *record.Run {
+	for _, f := range features.Reports {
+		if f.Derive != nil {
+			r = f.Derive(dir, r)
+		}
+	}
+	return r
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // RunKey identifies a cell run: the cell's name and the repeat.
@@ -150,5 +151,5 @@ func filterRows(path string, header []string, keep func([]string) bool) error {
 			out.Write(line)
 		}
 	}
-	return writeFileAtomic(path, out.Bytes())
+	return section.WriteFileAtomic(path, out.Bytes())
 }

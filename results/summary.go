@@ -24,7 +24,6 @@ func summarySections() []section.Section {
 		{Title: "mechanism", Write: writeMechanism}, // mechanism.go
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
-		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
 		{Title: "explain", Write: always(writeExplain)},    // explain.go
 		{Title: "failed cells", Applies: hasFailed, Write: always(writeFailed)},
 		{Title: "notes", Applies: func(r *record.Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},

@@ -13,6 +13,7 @@ import (
 
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // File names inside a results directory (docs/design.md's contract).
@@ -92,10 +93,10 @@ func Create(dir string, params, metrics []string) (*Writer, error) {
 		return nil, &BusyError{Dir: dir}
 	}
 	w := &Writer{Dir: dir, columns: params, metrics: metrics, lock: lock}
-	if err := writeFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalHeader(metrics)})); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalHeader(metrics)})); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -173,7 +174,7 @@ func (w *Writer) WriteRun(r *record.Run) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
+	return section.WriteFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
 }
 
 // WriteSummary replaces summary.md and results.txt atomically, after
@@ -238,31 +239,6 @@ func appendSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // f2 and f3 print a figure with 2 or 3 decimals; a value that is not a

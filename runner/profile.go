@@ -11,7 +11,6 @@ import (
 	"benchmatrix/experiment"
 	"benchmatrix/profile"
 	"benchmatrix/record"
-	"benchmatrix/results"
 	"benchmatrix/server"
 )
 
@@ -185,7 +184,7 @@ func (p *cellProfiler) finish(ctx context.Context, ok bool) {
 			cp.Notes = append(cp.Notes, "no results directory: profiles not written")
 			continue
 		}
-		mp, err := results.WriteModeProfile(p.r.cfg.OutDir, p.c.Name, p.c.Repeat, prof, rec.Seconds())
+		mp, err := profile.WriteModeProfile(p.r.cfg.OutDir, p.c.Name, p.c.Repeat, prof, rec.Seconds())
 		if err != nil {
 			cp.Notes = append(cp.Notes, fmt.Sprintf("writing the %s profile: %v", prof.Mode, err))
 			continue

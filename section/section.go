@@ -63,10 +63,17 @@ type Feature struct {
 	Env func(w io.Writer, r *record.Run)
 	// Sections are its sections of summary.md.
 	Sections []Section
+	// Derive computes, before the reports are written, what the feature's
+	// hooks read from the files under the results directory dir (the
+	// profiles' predictions); it returns r itself when it has nothing.
+	Derive func(dir string, r *record.Run) *record.Run
 	// Paragraph writes its paragraph of the Conclusion, after the ratios.
 	Paragraph func(w io.Writer, r *record.Run)
-	Warnings  []Warnings
-	Notes     []Note
+	// Linked are its lines under the Conclusion's "Mechanism and outcome",
+	// after the mechanism's.
+	Linked   func(r *record.Run) []string
+	Warnings []Warnings
+	Notes    []Note
 	// CompareWarnings are what it undermines in comparing two runs.
 	CompareWarnings func(base, new *record.Run) []string
 }

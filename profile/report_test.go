@@ -1,4 +1,4 @@
-package results
+package profile
 
 import (
 	"bytes"
@@ -9,14 +9,12 @@ import (
 	"testing"
 
 	"benchmatrix/engine"
-	"benchmatrix/experiment"
-	"benchmatrix/profile"
 	"benchmatrix/record"
 )
 
 func costCell(name, scenario, prof string, repeat int, events int64) record.Cell {
 	return record.Cell{Name: name, Scenario: scenario, Repeat: repeat, Status: record.CellOK,
-		Params: []experiment.Param{{Name: "sync_binlog", Value: "1"}, {Name: "profile", Value: prof}},
+		Params: []record.Param{{Name: "sync_binlog", Value: "1"}, {Name: "profile", Value: prof}},
 		Result: &engine.Result{Events: events, Elapsed: 10e9}}
 }
 
@@ -87,7 +85,7 @@ func TestProfilerCost(t *testing.T) {
 // A recording with no samples is said to be empty; no graph is drawn.
 func TestEmptyProfileSaysSo(t *testing.T) {
 	dir := t.TempDir()
-	empty := profile.Build(profile.OnCPU, nil, "mariadbd", 2004008)
+	empty := Build(OnCPU, nil, "mariadbd", 2004008)
 	mp, err := WriteModeProfile(dir, "b1e1", 1, empty, 5)
 	if err != nil {
 		t.Fatal(err)
