@@ -148,7 +148,7 @@ type Cell struct {
 	Limits    *parts.LimitsInForce `json:"limits,omitempty"`
 	DiskCheck *parts.DiskCheck     `json:"disk_check,omitempty"`
 	// Binding is how much each of those limits bound in the measured
-	// window (results/binding.go).
+	// window (analysis/binding.go, limits/report.go).
 	Binding *parts.Binding `json:"binding,omitempty"`
 	// Profile is what profiling the cell produced (profile.go).
 	Profile *CellProfile `json:"profile,omitempty"`
