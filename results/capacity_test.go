@@ -110,7 +110,7 @@ func TestCapacityConclusionFewRoundsAndBelow(t *testing.T) {
 			t.Errorf("below: lacks %q:\n%s", want, text)
 		}
 	}
-	if v := CellValue(&r.Cells[0], "capacity"); v != 0 {
+	if v := record.CellValue(&r.Cells[0], "capacity"); v != 0 {
 		t.Errorf("a cell that met the target at no rate: capacity %v, want 0", v)
 	}
 }

@@ -147,7 +147,7 @@ func TestObserveMechanism(t *testing.T) {
 		}
 		c.Metrics = append(c.Metrics, row)
 	}
-	Observe(c, cols)
+	analysis.Observe(c, cols)
 	want := map[string]float64{"data_fsyncs_trx": 1, "binlog_fsyncs_trx": 1, "disk_writes_trx": 2, "disk_kb_trx": 8,
 		"server_cpu_us_trx": 500, "disk_iops": 2000, "disk_kb_io": 4, "disk_queue": 0.5, "disk_await_ms": 0.25, "disk_util_pct": 60, "cpu_other_pct": 5}
 	for k, v := range want {
@@ -177,7 +177,7 @@ func TestExpectColumnsHaveValues(t *testing.T) {
 		c.Mechanism[k] = 1
 	}
 	for _, col := range experiment.ExpectColumns {
-		if math.IsNaN(CellValue(c, col)) {
+		if math.IsNaN(record.CellValue(c, col)) {
 			t.Errorf("expect column %s has no value in CellValue", col)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/limits"
@@ -135,7 +136,7 @@ func TestBindingWarnings(t *testing.T) {
 			c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: 0, End: 1e9, Events: 100})
 			c.Metrics = append(c.Metrics, row)
 		}
-		Observe(&c, cols)
+		analysis.Observe(&c, cols)
 		return c
 	}
 	r := &record.Run{Host: record.Host{Cores: 2}, Variables: map[string]string{"innodb_buffer_pool_size": "536870912"}}

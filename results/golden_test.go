@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
@@ -153,7 +154,7 @@ func goldenRun() *record.Run {
 		avg := float64(f.threads) * 1000 / float64(f.tps)
 		res.Latency = engine.Latency{Min: avg / 4, Avg: avg, Max: 9 * avg, P50: avg, P95: 1.6 * avg, P99: 2.4 * avg, P999: 5 * avg}
 		c.Result = res
-		Observe(&c, metrics)
+		analysis.Observe(&c, metrics)
 		c.Growth = &record.Growth{RowsBefore: 20000, RowsAfter: 20000, RowsExact: true,
 			BytesBefore: 5 << 20, BytesAfter: 5<<20 + int64(f.threads)<<16, MaxIDBefore: 10000, MaxIDAfter: 10000}
 		if f.scenario == "sb1" {

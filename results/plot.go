@@ -987,7 +987,7 @@ func headlineBars(r *record.Run, pal palette, fig engine.Headline) (*hbars, []st
 			if c.Status == record.CellOK && c.Result != nil {
 				v := c.Result.TPS()
 				if fig.Name != engine.TPS.Name {
-					v = CellValue(&c, fig.Name)
+					v = record.CellValue(&c, fig.Name)
 				}
 				if math.IsNaN(v) {
 					continue

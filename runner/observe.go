@@ -10,7 +10,6 @@ import (
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/record"
-	"benchmatrix/results"
 	"benchmatrix/server"
 )
 
@@ -197,7 +196,7 @@ func (w *watch) stop(ctx context.Context) {
 			}
 		}
 	}
-	results.Observe(res, observe.Columns())
+	analysis.Observe(res, observe.Columns())
 	if ws, err := observe.Waits(ctx, w.db); err == nil {
 		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
 	}
