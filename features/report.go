@@ -5,10 +5,12 @@
 package features
 
 import (
+	capacity "benchmatrix/capacity/report"
 	"benchmatrix/limits"
 	"benchmatrix/profile"
 	"benchmatrix/section"
 	"benchmatrix/shard"
+	topology "benchmatrix/topology/report"
 	"benchmatrix/tpcc"
 )
 
@@ -19,4 +21,6 @@ var Reports = []section.Feature{
 	tpcc.Report,
 	profile.Report,
 	shard.Report,
+	capacity.Report,
+	topology.Report,
 }

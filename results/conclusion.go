@@ -26,7 +26,6 @@ type Conclusion struct {
 	Ratios       []analysis.RatioLine    `json:"ratios,omitempty"`
 	Mechanism    map[string]string       `json:"mechanism,omitempty"` // cell → one line
 	Linked       []string                `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
-	Capacity     []string                `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
 	Expectations []analysis.ExpectResult `json:"expectations,omitempty"`
 	Warnings     []string                `json:"warnings,omitempty"`
 	// Nothing is set when no ratio is significant and no expectation held:
@@ -74,8 +73,6 @@ func Conclude(r *record.Run) *Conclusion {
 			c.Linked = append(c.Linked, f.Linked(r)...) // the profiles' predictions
 		}
 	}
-	capWarn := []string(nil)
-	c.Capacity, capWarn = capacityLines(r, br)                        // capacity.go
 	analysis.DecideExpectations(c.Expectations, analysis.RoundsOf(r)) // analysis/expect.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
@@ -136,7 +133,7 @@ func Conclude(r *record.Run) *Conclusion {
 	}
 	c.Warnings = append(c.Warnings, featureWarnings(in, "wait_quiet")...) // the features' (limits that never bound)
 	c.Warnings = append(c.Warnings, dataWarnings(r)...)                   // steady.go: data that fits on a small machine
-	c.Warnings = append(c.Warnings, capWarn...)                           // capacity.go
+	c.Warnings = append(c.Warnings, featureWarnings(in, "data")...)       // the features' (a capacity search that missed)
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
@@ -289,13 +286,6 @@ func WriteConclusion(w io.Writer, r *record.Run) {
 		if f.Paragraph != nil {
 			f.Paragraph(w, r) // a merged run's machines
 		}
-	}
-	if len(c.Capacity) > 0 {
-		fmt.Fprintf(w, "Capacity: the highest open-loop rate each cell sustains within its latency target (docs/capacity.md):\n\n")
-		for _, l := range c.Capacity {
-			fmt.Fprintf(w, "- %s\n", l)
-		}
-		fmt.Fprintln(w)
 	}
 	if len(c.Expectations) > 0 {
 		fmt.Fprintf(w, "Expectations (paired test, p < 0.05):\n\n")

@@ -19,7 +19,6 @@ func cellNotes() []section.Note {
 		section.Note
 	}{
 		{"stalls", section.Note{Shows: func(c record.Cell) bool { return c.Stalls != nil }, Write: writeStallNote}},
-		{"topology", section.Note{Write: writeTopology}}, // topology.go
 		{"contention", section.Note{Write: writeContentionNote}},
 		{"warmth", section.Note{Shows: func(c record.Cell) bool { return c.ColdStart != nil || c.Steady != nil }, Write: writeWarmthNote}},
 		{"growth", section.Note{Shows: func(c record.Cell) bool { return c.Growth != nil }, Write: writeGrowthNote}},

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"benchmatrix/engine"
+	"benchmatrix/features"
 	"benchmatrix/record"
 	"benchmatrix/results/htmlreport"
 	"benchmatrix/section"
@@ -180,13 +181,15 @@ func seriesKey(prefix, cell string) string { return prefix + cell }
 // cell run (a node event's line); a new one is its function and a line.
 func htmlMarkSources() []func(key string, c record.Cell) []htmlreport.Mark {
 	return []func(string, record.Cell) []htmlreport.Mark{
-		func(key string, c record.Cell) []htmlreport.Mark { // topology.go: node events
-			if c.Topology == nil {
-				return nil
-			}
+		func(key string, c record.Cell) []htmlreport.Mark { // the features' (a topology's node events)
 			var out []htmlreport.Mark
-			for _, ev := range c.Topology.Events {
-				out = append(out, htmlreport.Mark{Key: key, X: ev.At, Label: fmt.Sprintf("%s: t=%.1fs node%d %s", c.Name, ev.At, ev.Node, ev.Action)})
+			for _, f := range features.Reports {
+				if f.Marks == nil {
+					continue
+				}
+				for _, m := range f.Marks(c) {
+					out = append(out, htmlreport.Mark{Key: key, X: m.At, Label: fmt.Sprintf("%s: t=%.1fs %s", c.Name, m.At, m.Label)})
+				}
 			}
 			return out
 		},

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -16,16 +15,15 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/engine"
+	"benchmatrix/features"
+	"benchmatrix/figure"
 	"benchmatrix/record"
 	"benchmatrix/section"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // PlotsDir is the folder of a results directory that holds the plots.
@@ -201,14 +199,14 @@ func PlotFiles(r *record.Run) []PlotFile {
 		return nil
 	}
 	fig := analysis.RunFigure(r) // analysis/headline.go: NOPM for tpcc cells
-	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + safeName(fig.Name) + ".png"}}
-	used := map[string]bool{safeName(fig.Name): true}
+	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + figure.SafeName(fig.Name) + ".png"}}
+	used := map[string]bool{figure.SafeName(fig.Name): true}
 	for _, g := range plotGroups(r) {
 		title := "tps and p95 latency over time"
 		name := "series"
 		if g.key != "" {
 			title += ": " + groupLabel(g.key)
-			name += "-" + safeName(g.key)
+			name += "-" + figure.SafeName(g.key)
 		} else if _, common := shortLabels(g.cells); len(common) > 0 {
 			title += ": " + strings.Join(common, ", ")
 		}
@@ -225,34 +223,34 @@ func PlotFiles(r *record.Run) []PlotFile {
 	if f, ok := repeatsFile(r); ok { // plot_repeats.go
 		files = append(files, f)
 	}
-	for _, cp := range capacityPlots(r) { // capacity.go
-		files = append(files, cp.file)
+	for _, f := range featureFigures(r) {
+		files = append(files, f.file)
 	}
 	return files
 }
 
-func groupLabel(key string) string { return strings.ReplaceAll(key, "/", ", ") }
+// featureFigure is a feature's figure as a file of the plots directory.
+type featureFigure struct {
+	section.Figure
+	file PlotFile
+}
 
-// safeName makes s a file name that is safe on common filesystems and in
-// Markdown links: letters, digits and . _ = + , - stay, the rest is "_";
-// a long name is cut and made unique with a hash.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._=+,-", r):
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+// featureFigures are the features' figures (features.Reports: the capacity
+// curves), after results' own.
+func featureFigures(r *record.Run) []featureFigure {
+	var out []featureFigure
+	for _, f := range features.Reports {
+		if f.Figures == nil {
+			continue
 		}
-	}
-	out := strings.TrimLeft(b.String(), ".")
-	if len(out) > 100 {
-		sum := sha256.Sum256([]byte(s))
-		out = fmt.Sprintf("%s-%x", out[:90], sum[:4])
+		for _, fig := range f.Figures(r) {
+			out = append(out, featureFigure{Figure: fig, file: PlotFile{Title: fig.Title, Path: PlotsDir + "/" + fig.Name}})
+		}
 	}
 	return out
 }
+
+func groupLabel(key string) string { return strings.ReplaceAll(key, "/", ", ") }
 
 // WritePlots draws the figures of PlotFiles(r) as PNG files under
 // dir/plots, reading the per-second series from dir/intervals.csv, so it
@@ -292,8 +290,8 @@ func WritePlots(dir string, r *record.Run) ([]PlotFile, error) {
 	if _, ok := repeatsFile(r); ok {
 		draw(files[len(groups)+1], func() ([]byte, error) { return repeatsFigure(r) })
 	}
-	for _, cp := range capacityPlots(r) { // capacity.go
-		draw(cp.file, func() ([]byte, error) { return capacityFigure(r, cp.cell) })
+	for _, f := range featureFigures(r) {
+		draw(f.file, f.Draw)
 	}
 	return written, errors.Join(errs...)
 }
@@ -341,34 +339,16 @@ func withAlpha(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G
 
 var (
 	warmupShade = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}
-	gridColor   = color.Gray{Y: 0xe4}
-	textColor   = color.Gray{Y: 0x40}
 )
 
 // Figure geometry: 1100 x 700 px for the time series.
 const (
-	plotDPI       = 110
 	seriesWidth   = 10 * vg.Inch
 	seriesHeight  = 7 * vg.Inch
-	barWidth      = 9 * vg.Inch
 	lineWidth     = 1.6
 	repeatWidth   = 0.7
 	maxLegendText = 44
 )
-
-// plotFont is the sans-serif face of the fonts gonum/plot embeds.
-var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-func textStyle(size vg.Length, c color.Color) text.Style {
-	return text.Style{Color: c, Font: font.From(plotFont, size), Handler: plot.DefaultTextHandler}
-}
-
-// restyle changes a text style's font size and colour, keeping its
-// alignment and rotation.
-func restyle(s *text.Style, size vg.Length, c color.Color) {
-	s.Font = font.From(plotFont, size)
-	s.Color = c
-}
 
 // cellRun is one repeat of one cell, ready to draw.
 type cellRun struct {
@@ -608,11 +588,11 @@ func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pa
 	}
 	for _, p := range panels {
 		gr := plotter.NewGrid()
-		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 		p.Add(gr)
 	}
 
-	var legend []legendItem
+	var legend []figure.Legend
 	legended := map[string]bool{}
 	for _, cr := range runs {
 		clr := colors[cr.cell.Name]
@@ -677,7 +657,7 @@ func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pa
 		if thumb == nil {
 			thumb = &lineThumb{color: clr}
 		}
-		legend = append(legend, legendItem{clip(label, maxLegendText), thumb})
+		legend = append(legend, figure.Legend{Label: figure.Clip(label, maxLegendText), Thumb: thumb})
 	}
 	for _, n := range g.cells {
 		if !legended[n] && failed[n] > 0 {
@@ -687,14 +667,14 @@ func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pa
 					label = c.Scenario
 				}
 			}
-			legend = append(legend, legendItem{clip(label+" (failed)", maxLegendText), &lineThumb{color: color.Gray{Y: 0xb0}}})
+			legend = append(legend, figure.Legend{Label: figure.Clip(label+" (failed)", maxLegendText), Thumb: &lineThumb{color: color.Gray{Y: 0xb0}}})
 		}
 	}
 	if warmBand != nil {
-		legend = append(legend, legendItem{"warm-up (excluded from the results)", warmBand})
+		legend = append(legend, figure.Legend{Label: "warm-up (excluded from the results)", Thumb: warmBand})
 	}
 	if len(stallColors) > 0 {
-		legend = append(legend, legendItem{"stall (shaded in the line's colour)", stallColors})
+		legend = append(legend, figure.Legend{Label: "stall (shaded in the line's colour)", Thumb: stallColors})
 	}
 
 	tpsP.Y.Label.Text = "tps"
@@ -729,10 +709,10 @@ func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pa
 	}
 	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, maxT
-		restyle(&p.X.Label.TextStyle, 11, textColor)
-		restyle(&p.Y.Label.TextStyle, 11, textColor)
-		restyle(&p.X.Tick.Label, 10, textColor)
-		restyle(&p.Y.Tick.Label, 10, textColor)
+		figure.Restyle(&p.X.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.Y.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+		figure.Restyle(&p.Y.Tick.Label, 10, figure.TextColor)
 	}
 
 	title := r.Experiment + ": tps and p95 latency over time"
@@ -759,7 +739,7 @@ func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pa
 	if len(panels) > 2 {
 		height = seriesHeight * vg.Length(len(panels)) / 2 * 0.8
 	}
-	return renderFigure(seriesWidth, height, title, caption, rows, legend)
+	return figure.Render(seriesWidth, height, title, caption, rows, legend)
 }
 
 // stripes is a legend swatch of vertical stripes, one per colour.
@@ -779,19 +759,6 @@ type lineThumb struct{ color color.Color }
 func (t *lineThumb) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(draw.LineStyle{Color: t.color, Width: vg.Points(lineWidth)}, c.Min.X, y, c.Max.X, y)
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// legendItem is one entry of a figure's legend.
-type legendItem struct {
-	label string
-	thumb plot.Thumbnailer
 }
 
 // timeTicks marks seconds at a round step (1, 2, 5, 10, 15, 30 s, 1, 2, 5,
@@ -829,88 +796,6 @@ func (t timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// wrap breaks text into lines no wider than width.
-func wrap(sty text.Style, s string, width vg.Length) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		next := w
-		if line != "" {
-			next = line + " " + w
-		}
-		if line != "" && sty.Rectangle(next).Size().X > width {
-			lines = append(lines, line)
-			next = w
-		}
-		line = next
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// renderFigure lays out a title, a caption and the legend (in rows, above
-// the panels where it cannot hide data), then the panels aligned on their
-// data areas; it returns the PNG.
-func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, legend []legendItem) ([]byte, error) {
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
-	dc := draw.New(img)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-
-	pad := vg.Points(8)
-	left := dc.Min.X + pad
-	ts := textStyle(14, color.Black)
-	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
-	y := dc.Max.Y - pad
-	title = clip(title, 120)
-	dc.FillText(ts, vg.Point{X: left, Y: y}, title)
-	y -= ts.Rectangle(title).Size().Y + vg.Points(4)
-	if caption != "" {
-		cs := textStyle(9.5, textColor)
-		cs.XAlign, cs.YAlign = draw.XLeft, draw.YTop
-		for _, line := range wrap(cs, caption, dc.Max.X-pad-left) {
-			dc.FillText(cs, vg.Point{X: left, Y: y}, line)
-			y -= cs.Rectangle(line).Size().Y
-		}
-		y -= vg.Points(4)
-	}
-	if len(legend) > 0 {
-		ls := textStyle(10, color.Black)
-		ls.YAlign = draw.YCenter
-		thumbW, rowH, gap := vg.Points(22), vg.Points(15), vg.Points(5)
-		x := left
-		y -= rowH / 2
-		for _, it := range legend {
-			iw := thumbW + gap + ls.Rectangle(it.label).Size().X + 3*gap
-			if x > left && x+iw > dc.Max.X-pad {
-				x = left
-				y -= rowH
-			}
-			tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: x, Y: y - rowH/2 + vg.Points(2)}, Max: vg.Point{X: x + thumbW, Y: y + rowH/2 - vg.Points(2)}}}
-			it.thumb.Thumbnail(&tc)
-			dc.FillText(ls, vg.Point{X: x + thumbW + gap, Y: y}, it.label)
-			x += iw
-		}
-		y -= rowH / 2
-	}
-	area := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - y))
-	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadY: vg.Points(6), PadLeft: pad, PadRight: 2 * pad, PadBottom: pad / 2, PadTop: pad / 2}
-	canvases := plot.Align(panels, tiles, area)
-	for i, row := range panels {
-		for j, p := range row {
-			p.Draw(canvases[i][j])
-		}
-	}
-	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
 // barChart draws plots/tps.png (plots/nopm.png for tpcc cells: the
 // run's headline figure, analysis.RunFigure): one horizontal bar per cell, the
 // median over its successful repeats, with a min–max whisker when
@@ -926,7 +811,7 @@ func barChart(r *record.Run, pal palette) ([]byte, error) {
 	}
 	p := plot.New()
 	gr := plotter.NewGrid()
-	gr.Vertical.Color = gridColor
+	gr.Vertical.Color = figure.GridColor
 	gr.Horizontal.Width = 0
 	p.Add(gr, bars)
 	p.NominalY(names...)
@@ -944,16 +829,16 @@ func barChart(r *record.Run, pal palette) ([]byte, error) {
 	if repeated {
 		p.X.Label.Text += "; whiskers: min to max"
 	}
-	restyle(&p.X.Label.TextStyle, 11, textColor)
-	restyle(&p.X.Tick.Label, 10, textColor)
-	restyle(&p.Y.Tick.Label, 10, color.Black)
+	figure.Restyle(&p.X.Label.TextStyle, 11, figure.TextColor)
+	figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+	figure.Restyle(&p.Y.Tick.Label, 10, color.Black)
 	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
 	caption := "Measured window only (warm-up excluded)."
 	if withRatio {
 		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
 			strconv.Itoa(analysis.MinRoundsForRatioCI()) + " rounds on."
 	}
-	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
+	return figure.Render(figure.BarWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
 }
 
 // headlineBars is the bars of barChart (figure fig) in run order, their
@@ -1001,7 +886,7 @@ func headlineBars(r *record.Run, pal palette, fig engine.Headline) (*hbars, []st
 		}
 		repeated = repeated || s.Runs > 1
 		bars.bars = append(bars.bars, b)
-		names = append(names, clip(s.Name, 60))
+		names = append(names, figure.Clip(s.Name, 60))
 	}
 	// A log axis when the cells differ by more than logSpread times: the
 	// bars start at the decade below the smallest.
@@ -1067,7 +952,7 @@ func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	ts := textStyle(9.5, textColor)
+	ts := figure.TextStyle(9.5, figure.TextColor)
 	ts.YAlign = draw.YCenter
 	for _, b := range h.bars {
 		y := trY(b.y)
@@ -1110,16 +995,59 @@ func seriesPanelSources() []seriesPanelSource {
 	return []seriesPanelSource{
 		headlinePanel, // plot.go: the figure the Conclusion compares, when not tps
 		ioPanels,      // plot.go: the mechanism next to the throughput
-		userPanels,    // topology.go: [[observe.metric]] columns
+		userPanels,    // plot.go: [[observe.metric]] columns
 		readsPanel,    // steady.go: reads from the disk, in runs with a cold start
 	}
 }
 
-// seriesMarkSources are the features' marks drawn over every panel for
-// each cell run.
+// seriesMarkSources are the marks drawn over every panel for each cell
+// run.
 func seriesMarkSources() []func(panels []*plot.Plot, c record.Cell) {
 	return []func([]*plot.Plot, record.Cell){
-		addEventMarks, // topology.go: node events
+		addFeatureMarks, // the features' (a topology's node events)
+	}
+}
+
+// markLines draws a cell run's marks as vertical lines labelled with what
+// happened ("node2 pause"), over the whole panel.
+type markLines struct {
+	marks []section.Mark
+	color color.Color
+}
+
+func (m *markLines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	line := draw.LineStyle{Color: m.color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+	sty := figure.TextStyle(vg.Points(7), m.color)
+	for _, mk := range m.marks {
+		x := trX(mk.At)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
+		label := mk.Label
+		if mk.Failed {
+			label += " (failed)"
+		}
+		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(9)}, label)
+	}
+}
+
+// addFeatureMarks marks a cell run's features' marks (features.Reports)
+// on every panel.
+func addFeatureMarks(panels []*plot.Plot, c record.Cell) {
+	var ms []section.Mark
+	for _, f := range features.Reports {
+		if f.Marks != nil {
+			ms = append(ms, f.Marks(c)...)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	m := &markLines{marks: ms, color: color.RGBA{R: 0x80, G: 0x20, B: 0x20, A: 0xff}}
+	for _, p := range panels {
+		p.Add(m)
 	}
 }
 
@@ -1191,4 +1119,30 @@ func fsyncsOf(p IntervalPoint) float64 {
 		return math.NaN()
 	}
 	return sum
+}
+
+// maxUserPanels bounds the user-metric panels of plots/series.png.
+const maxUserPanels = 6
+
+// userPanels are the [[observe.metric]] columns (Run.UserMetrics) drawn
+// under the built-in panels of plots/series.png, at most maxUserPanels.
+func userPanels(r *record.Run, _ []cellRun) ([]seriesPanel, string) {
+	var out []seriesPanel
+	var cols []string
+	for _, col := range r.UserMetrics {
+		if len(out) == maxUserPanels {
+			break
+		}
+		out = append(out, seriesPanel{label: col, value: func(p IntervalPoint) float64 {
+			if v, ok := p.Metrics[col]; ok {
+				return v
+			}
+			return math.NaN()
+		}})
+		cols = append(cols, col)
+	}
+	if len(out) == 0 {
+		return nil, ""
+	}
+	return out, " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
 }

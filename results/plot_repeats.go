@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"benchmatrix/analysis"
+	"benchmatrix/figure"
 	"benchmatrix/record"
 )
 
@@ -48,7 +49,7 @@ func repeatsFigure(r *record.Run) ([]byte, error) {
 	}
 	labels, common := shortLabels(names)
 	var rows [][]*plot.Plot
-	var legend []legendItem
+	var legend []figure.Legend
 	maxN := 0
 	for _, s := range series {
 		maxN = max(maxN, len(s.tps))
@@ -59,10 +60,10 @@ func repeatsFigure(r *record.Run) ([]byte, error) {
 		part := series[lo:min(lo+maxSeries, len(series))]
 		p := plot.New()
 		gr := plotter.NewGrid()
-		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 		p.Add(gr)
 		one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: float64(maxN), Y: 1}})
-		one.Color, one.Width, one.Dashes = textColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
+		one.Color, one.Width, one.Dashes = figure.TextColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(one)
 		for i, s := range part {
 			med := record.Median(s.tps)
@@ -91,7 +92,7 @@ func repeatsFigure(r *record.Run) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				sc.Color, sc.Shape, sc.Radius = textColor, draw.RingGlyph{}, vg.Points(5.5)
+				sc.Color, sc.Shape, sc.Radius = figure.TextColor, draw.RingGlyph{}, vg.Points(5.5)
 				p.Add(sc)
 			}
 			label := labels[s.name]
@@ -106,19 +107,19 @@ func repeatsFigure(r *record.Run) ([]byte, error) {
 				}
 				label += fmt.Sprintf(" (%s, p=%s)", dir, analysis.FormatP(tr.P))
 			}
-			legend = append(legend, legendItem{clip(label, maxLegendText), l})
+			legend = append(legend, figure.Legend{Label: figure.Clip(label, maxLegendText), Thumb: l})
 		}
 		p.X.Min, p.X.Max = 0.8, float64(maxN)+0.2
 		p.X.Tick.Marker = integerTicks{}
 		p.Y.Label.Text = "tps / cell median"
-		restyle(&p.Y.Label.TextStyle, 11, textColor)
-		restyle(&p.X.Tick.Label, 10, textColor)
-		restyle(&p.Y.Tick.Label, 10, textColor)
+		figure.Restyle(&p.Y.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+		figure.Restyle(&p.Y.Tick.Label, 10, figure.TextColor)
 		rows = append(rows, []*plot.Plot{p})
 	}
 	last := rows[len(rows)-1][0]
 	last.X.Label.Text = "repeat, in the order run"
-	restyle(&last.X.Label.TextStyle, 11, textColor)
+	figure.Restyle(&last.X.Label.TextStyle, 11, figure.TextColor)
 	title := r.Experiment + ": tps by repeat"
 	if len(common) > 0 {
 		title += " (" + strings.Join(common, ", ") + ")"
@@ -136,7 +137,7 @@ func repeatsFigure(r *record.Run) ([]byte, error) {
 		caption += " Together: " + repeatsText(j) + "."
 	}
 	h := seriesHeight * vg.Length(math.Max(1, float64(len(rows)))) * 0.55
-	return renderFigure(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
+	return figure.Render(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
 }
 
 // integerTicks labels whole numbers only (repeat 1, 2, 3...).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/figure"
 	"benchmatrix/observe"
 	"benchmatrix/record"
 )
@@ -125,7 +126,7 @@ func TestSafeName(t *testing.T) {
 		"name=ü":                    "name=_",
 		strings.Repeat("x=1/", 60):  "",
 	} {
-		got := safeName(in)
+		got := figure.SafeName(in)
 		if want == "" {
 			if len(got) > 100 || strings.ContainsAny(got, "/ ") {
 				t.Errorf("safeName(long) = %q", got)
@@ -227,5 +228,23 @@ func TestWritePlots(t *testing.T) {
 	}
 	if _, err := WritePlots(dir, r); err == nil {
 		t.Error("WritePlots without intervals.csv: no error")
+	}
+}
+
+func TestUserPanelsBounded(t *testing.T) {
+	t.Parallel()
+	var cols []string
+	for i := 0; i < maxUserPanels+3; i++ {
+		cols = append(cols, "node"+string(rune('1'+i))+".m")
+	}
+	ups, _ := userPanels(&record.Run{UserMetrics: cols}, nil)
+	if len(ups) != maxUserPanels || ups[0].label != "node1.m" {
+		t.Fatalf("%d panels, first %q", len(ups), ups[0].label)
+	}
+	if _, c := userPanels(&record.Run{UserMetrics: cols[:2]}, nil); !strings.Contains(c, "node1.m, node2.m") {
+		t.Fatalf("caption %q", c)
+	}
+	if v := ups[0].value(IntervalPoint{Metrics: map[string]float64{"node1.m": 7}}); v != 7 {
+		t.Fatalf("value %v", v)
 	}
 }

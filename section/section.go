@@ -54,6 +54,22 @@ type Note struct {
 	Write func(w io.Writer, c record.Cell)
 }
 
+// Figure is one of a feature's figures: its title, its file name in the
+// plots directory, and how to draw it (a PNG).
+type Figure struct {
+	Title, Name string
+	Draw        func() ([]byte, error)
+}
+
+// Mark is an instant of a cell run drawn on its time figures and charts
+// (a node event): when, since the cell's clocks started, what, and whether
+// it failed.
+type Mark struct {
+	At     float64
+	Label  string
+	Failed bool
+}
+
 // A Feature is what one feature adds to a run's reports. Every hook is
 // optional.
 type Feature struct {
@@ -74,6 +90,10 @@ type Feature struct {
 	Linked   func(r *record.Run) []string
 	Warnings []Warnings
 	Notes    []Note
+	// Figures are its figures, after results' own.
+	Figures func(r *record.Run) []Figure
+	// Marks are its marks of a cell run.
+	Marks func(c record.Cell) []Mark
 	// CompareWarnings are what it undermines in comparing two runs.
 	CompareWarnings func(base, new *record.Run) []string
 }
