@@ -3,8 +3,8 @@
 // rows of summary.md's Environment table, its own sections, its lines in
 // the Conclusion, its note on each cell) as a Feature in its own package,
 // beside its part of the record; package features lists them, and results
-// calls each hook in its place. section imports only the record, so that a
-// feature's package can use it without importing results.
+// calls each hook in its place. section imports the record and the table
+// writer, not results, so that a feature's package can use it.
 package section
 
 import (
