@@ -123,13 +123,7 @@ func (w Workload) log() io.Writer {
 	return w.Log
 }
 
-func ownOptions(o engine.Options) (Options, error) {
-	oo, ok := o.(Options)
-	if !ok {
-		return Options{}, fmt.Errorf("the oltp engine cannot run %T options (workload %s)", o, o.Name())
-	}
-	return oo, nil
-}
+func ownOptions(o engine.Options) (Options, error) { return engine.Own[Options]("oltp", o) }
 
 // Prepare implements engine.Workload.
 func (w Workload) Prepare(ctx context.Context, cfg *mysql.Config, o engine.Options) error {
