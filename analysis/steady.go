@@ -8,6 +8,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // The time to a steady state, and the data against memory.
@@ -57,8 +58,8 @@ func (p SettleRule) String() string {
 // Settle finds when xs (one value per second, NaN for none) settled: the
 // index of the settling second, and whether it settled at all. A pure
 // function of the series.
-func (p SettleRule) Settle(xs []float64) record.Settled {
-	var s record.Settled
+func (p SettleRule) Settle(xs []float64) parts.Settled {
+	var s parts.Settled
 	w := max(p.Window, 1)
 	n := len(xs)
 	if n < w+p.Hold || n < w {
@@ -163,7 +164,7 @@ func ObserveWarmth(c *record.Cell, columns []string, rule SettleRule) {
 		return out
 	}
 	if len(tps) > 0 {
-		st := &record.SteadyState{Settled: true, Rule: rule.String()}
+		st := &parts.SteadyState{Settled: true, Rule: rule.String()}
 		for _, name := range steadySeries {
 			xs := tps
 			if name != "tps" {
@@ -198,10 +199,10 @@ func ObserveWarmth(c *record.Cell, columns []string, rule SettleRule) {
 	if e := c.Workload.Data().StorageEngines; len(e) > 0 {
 		storage = e[0]
 	}
-	d := record.AssessData(strings.ToLower(storage), data, poolBytes(c.Effective["innodb_buffer_pool_size"]), memLimit,
+	d := parts.AssessData(strings.ToLower(storage), data, poolBytes(c.Effective["innodb_buffer_pool_size"]), memLimit,
 		col("cg_reads_s", run), col("cg_read_kb_s", run), col("bp_disk_reads_s", run))
 	if c.Binding == nil {
-		c.Binding = &record.Binding{}
+		c.Binding = &parts.Binding{}
 	}
 	c.Binding.Data = &d
 }

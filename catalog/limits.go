@@ -220,6 +220,31 @@ func (l LimitSet) String() string {
 	return strings.Join(parts, " ")
 }
 
+// Text prints a limit set for people: sizes with a unit ("2G", "8M/s"),
+// "none" when no limit is set.
+func (l LimitSet) Text() string {
+	var parts []string
+	for _, k := range LimitKeys {
+		v := l.Get(k)
+		if v == "" {
+			continue
+		}
+		switch k {
+		case "disk_write_bps", "disk_read_bps":
+			n, _ := strconv.ParseInt(v, 10, 64)
+			v = FormatBytes(n) + "/s"
+		case "memory":
+			n, _ := strconv.ParseInt(v, 10, 64)
+			v = FormatBytes(n)
+		}
+		parts = append(parts, k+"="+v)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
 // Set parses one key's value onto l. Every limit must be positive; CPU
 // lists must be well formed (whether the machine has them is CheckCPUs').
 func (l *LimitSet) Set(key, value string) error {

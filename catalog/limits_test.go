@@ -75,3 +75,20 @@ func TestChangedLimits(t *testing.T) {
 		}
 	}
 }
+
+// Text prints sizes with a unit and "none" for no limit.
+func TestLimitSetText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		l    LimitSet
+		want string
+	}{
+		{LimitSet{}, "none"},
+		{LimitSet{DiskWriteIOPS: 100, DiskReadBPS: 8 << 20, CPUs: 0.5, ServerCPUs: "0", ClientCPUs: "1", Memory: 2 << 30},
+			"disk_write_iops=100 disk_read_bps=8M/s cpus=0.5 server_cpus=0 client_cpus=1 memory=2G"},
+	} {
+		if got := c.l.Text(); got != c.want {
+			t.Errorf("Text(%+v) = %q, want %q", c.l, got, c.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 
@@ -201,4 +202,14 @@ func (d *Descriptor) HeadlineFigure() Headline {
 		return TPS
 	}
 	return d.Headline
+}
+
+// Own is o as an engine's own options type T, or an error naming the
+// engine when the runner handed it another engine's.
+func Own[T Options](engine string, o Options) (T, error) {
+	own, ok := o.(T)
+	if !ok {
+		return own, fmt.Errorf("the %s engine cannot run %T options (workload %s)", engine, o, o.Name())
+	}
+	return own, nil
 }

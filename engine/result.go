@@ -138,12 +138,13 @@ type DelayCounter interface {
 func (r *Result) Queries() int64 { return r.Reads + r.Writes + r.Others }
 
 // TPS is events per second of the measured window.
-func (r *Result) TPS() float64 { return perSecond(r.Events, r.Elapsed) }
+func (r *Result) TPS() float64 { return PerSecond(r.Events, r.Elapsed) }
 
 // QPS is statements per second of the measured window.
-func (r *Result) QPS() float64 { return perSecond(r.Queries(), r.Elapsed) }
+func (r *Result) QPS() float64 { return PerSecond(r.Queries(), r.Elapsed) }
 
-func perSecond(n int64, d time.Duration) float64 {
+// PerSecond is n per second of d, 0 for none.
+func PerSecond(n int64, d time.Duration) float64 {
 	if d <= 0 {
 		return 0
 	}

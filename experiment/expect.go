@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"benchmatrix/record"
 )
 
 // Expectation is one entry of [experiment] expect: an ordering of
@@ -26,10 +28,8 @@ type ExpectTerm struct {
 }
 
 // ExpectColumns are the result columns an expectation may compare: the
-// figures of cells.csv that results computes per cell run.
-var ExpectColumns = []string{"tps", "qps", "lat_avg_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
-	"data_fsyncs_trx", "redo_fsyncs_trx", "binlog_fsyncs_trx", "disk_writes_trx", "disk_kb_trx", "disk_flushes_trx",
-	"server_cpu_us_trx", "nopm", "tpm", "capacity"}
+// figures of cells.csv marked Expect in record.Columns.
+var ExpectColumns = record.ColumnNames(func(c record.Column) bool { return c.Expect })
 
 // ParseExpect parses one expectation.
 func ParseExpect(s string) (Expectation, error) {

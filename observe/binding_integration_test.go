@@ -16,7 +16,7 @@ import (
 
 // bindingOf samples the server's cgroup while load runs for d, and judges
 // the limits in force on the sampled rows as the runner does
-// (results.Observe -> parts.AssessBinding).
+// (analysis.Observe -> parts.AssessBinding).
 func bindingOf(t *testing.T, ctx context.Context, sb *server.Sandbox, lim catalog.LimitSet, d time.Duration, load func(ctx context.Context) error) parts.Binding {
 	t.Helper()
 	if _, err := sb.SetLimits(ctx, lim); err != nil {

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -77,14 +78,14 @@ func runBeside(t *testing.T, ctx context.Context, sb *server.Sandbox, stmt strin
 }
 
 // cellOf is a measured cell of the load's rows, as the runner hands it to
-// results.Observe.
-func (r loadRun) cellOf() *results.Cell {
-	c := &results.Cell{Status: results.CellOK}
+// analysis.Observe.
+func (r loadRun) cellOf() *record.Cell {
+	c := &record.Cell{Status: record.CellOK}
 	for i, row := range r.rows {
 		c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: row.T - row.Dt, End: row.T, Events: r.events[i]})
 		c.Metrics = append(c.Metrics, row.Values)
 	}
-	results.Observe(c, Columns())
+	analysis.Observe(c, Columns())
 	return c
 }
 

@@ -4,17 +4,7 @@
 // statistics from per-worker HDR histograms.
 package oltp
 
-import (
-	"time"
-
-	"benchmatrix/engine"
-)
-
-// Phase, PhaseWarmup, Latency and Fairness are the engine seam's; these
-// names of them remain only for report.go and results, which use them.
-type Phase = engine.Phase
-
-const PhaseWarmup = engine.PhaseWarmup
+import "benchmatrix/engine"
 
 // Interval is what happened in one report interval: the figures every
 // engine reports (LatPct is at Options.Percentile, sysbench's column; Late,
@@ -26,63 +16,11 @@ type Interval struct {
 	Checkpoint *Result `json:"checkpoint,omitempty"`
 }
 
-type (
-	Latency  = engine.Latency
-	Fairness = engine.Fairness
-)
-
-// Result is the measured window of a run (warm-up excluded).
+// Result is the measured window of a run (warm-up excluded) as every
+// engine reports it, and the options the run had: sysbench's report reads
+// its percentile, rate and warm-up from them. ClientDelay, when set, is a
+// *DelayHist (clientdelay.go).
 type Result struct {
-	Options Options       `json:"options"`
-	Elapsed time.Duration `json:"elapsed"`
-	// TotalTime, when set, is sysbench's "total time" of a run with
-	// checkpoints: the time since the clocks started, while Elapsed (the
-	// rates' basis) is the time since the last checkpoint.
-	TotalTime  time.Duration `json:"total_time,omitempty"`
-	Events     int64         `json:"events"`
-	Reads      int64         `json:"reads"`
-	Writes     int64         `json:"writes"`
-	Others     int64         `json:"others"`
-	Errors     int64         `json:"errors"`
-	Reconnects int64         `json:"reconnects"`
-	Late       int64         `json:"late,omitempty"`
-	Dropped    int64         `json:"dropped,omitempty"`
-	// Backlog is the open loop's arrivals of the measured window still
-	// queued, unstarted, when it ended; BacklogAges how long each had
-	// waited by then (its latency is at least that).
-	Backlog     int64           `json:"backlog,omitempty"`
-	BacklogAges []time.Duration `json:"-"`
-	// ClientDelay is the open loop's client-side delays of the measured
-	// window: from an arrival's intended start to an idle worker taking it
-	// (clientdelay.go).
-	ClientDelay DelayHist       `json:"-"`
-	Latency     engine.Latency  `json:"latency"`
-	Fairness    engine.Fairness `json:"fairness"`
-	// ForcedShutdown tells that Options.ForcedShutdown ran out before every
-	// worker had finished: the run was cut. Unfinished is the number of
-	// events that were in flight and were cut (sysbench's "Number of
-	// unfinished transactions on forced shutdown"); they are not in Events,
-	// Errors or Latency, while the statements they had completed are in
-	// Reads, Writes and Others. Elapsed then runs to the cut.
-	ForcedShutdown bool  `json:"forced_shutdown,omitempty"`
-	Unfinished     int64 `json:"unfinished,omitempty"`
-	// Histogram holds (bucket upper bound ms, count) pairs of the measured
-	// window, for --histogram and for stored results.
-	Histogram [][2]float64 `json:"-"`
-}
-
-// Queries is reads + writes + others.
-func (r *Result) Queries() int64 { return r.Reads + r.Writes + r.Others }
-
-// TPS is events per second of the measured window.
-func (r *Result) TPS() float64 { return perSecond(r.Events, r.Elapsed) }
-
-// QPS is statements per second of the measured window.
-func (r *Result) QPS() float64 { return perSecond(r.Queries(), r.Elapsed) }
-
-func perSecond(n int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(n) / d.Seconds()
+	Options Options `json:"options"`
+	engine.Result
 }

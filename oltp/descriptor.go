@@ -123,13 +123,7 @@ func (w Workload) log() io.Writer {
 	return w.Log
 }
 
-func ownOptions(o engine.Options) (Options, error) {
-	oo, ok := o.(Options)
-	if !ok {
-		return Options{}, fmt.Errorf("the oltp engine cannot run %T options (workload %s)", o, o.Name())
-	}
-	return oo, nil
-}
+func ownOptions(o engine.Options) (Options, error) { return engine.Own[Options]("oltp", o) }
 
 // Prepare implements engine.Workload.
 func (w Workload) Prepare(ctx context.Context, cfg *mysql.Config, o engine.Options) error {
@@ -184,10 +178,5 @@ func (r *Result) Engine() *engine.Result {
 	if r == nil {
 		return nil
 	}
-	delay := r.ClientDelay
-	return &engine.Result{Elapsed: r.Elapsed, TotalTime: r.TotalTime, Events: r.Events, Reads: r.Reads, Writes: r.Writes,
-		Others: r.Others, Errors: r.Errors, Reconnects: r.Reconnects, Late: r.Late, Dropped: r.Dropped,
-		Backlog: r.Backlog, BacklogAges: r.BacklogAges, ClientDelay: &delay,
-		Latency: r.Latency, Fairness: r.Fairness,
-		ForcedShutdown: r.ForcedShutdown, Unfinished: r.Unfinished, Histogram: r.Histogram}
+	return &r.Result
 }

@@ -51,7 +51,7 @@ func TestOpenLoopFarAboveCapacity(t *testing.T) {
 	}
 	// A saturated worker never waits for an arrival: no client delay to
 	// measure beyond the first ones.
-	if n := res.ClientDelay.Total(); n > res.Events {
+	if n := res.ClientDelay.(*DelayHist).Total(); n > res.Events {
 		t.Errorf("%d client delays for %d events", n, res.Events)
 	}
 }
@@ -73,8 +73,9 @@ func TestOpenLoopClientDelayMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := res.ClientDelay.Total()
-	t.Logf("%d events, %d client delays measured, their p99 %v, backlog %d", res.Events, n, res.ClientDelay.Quantile(0.99), res.Backlog)
+	delays := res.ClientDelay.(*DelayHist)
+	n := delays.Total()
+	t.Logf("%d events, %d client delays measured, their p99 %v, backlog %d", res.Events, n, delays.Quantile(0.99), res.Backlog)
 	if n == 0 || n > res.Events {
 		t.Fatalf("%d client delays for %d events", n, res.Events)
 	}

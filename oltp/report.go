@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"benchmatrix/engine"
 	"benchmatrix/version"
 )
 
@@ -619,7 +620,7 @@ func NewJSONResult(res *Result) *JSONResult {
 		Reconnects: res.Reconnects, Late: res.Late, Dropped: res.Dropped,
 		ForcedShutdown: res.ForcedShutdown, Unfinished: res.Unfinished,
 		TPS: finiteOrZero(res.TPS()), QPS: finiteOrZero(res.QPS()),
-		ErrorsPS: finiteOrZero(perSecond(res.Errors, res.Elapsed)), ReconnPS: finiteOrZero(perSecond(res.Reconnects, res.Elapsed)),
+		ErrorsPS: finiteOrZero(engine.PerSecond(res.Errors, res.Elapsed)), ReconnPS: finiteOrZero(engine.PerSecond(res.Reconnects, res.Elapsed)),
 		Latency: JSONLatency{
 			MinMs: finiteOrZero(l.Min), AvgMs: finiteOrZero(l.Avg), MaxMs: finiteOrZero(l.Max), SumMs: finiteOrZero(l.Sum),
 			P50Ms: finiteOrZero(l.P50), P95Ms: finiteOrZero(l.P95), P99Ms: finiteOrZero(l.P99), P999Ms: finiteOrZero(l.P999),

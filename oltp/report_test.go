@@ -62,8 +62,7 @@ func lineDiff(want, got string) string {
 func sampleReportResult() *Result {
 	o := DefaultOptions()
 	o.Threads = 2
-	return &Result{
-		Options:    o,
+	return &Result{Options: o, Result: engine.Result{
 		Elapsed:    10001400 * time.Microsecond,
 		Events:     10096,
 		Reads:      141358,
@@ -74,7 +73,7 @@ func sampleReportResult() *Result {
 		Latency: engine.Latency{Min: 0.76, Avg: 1.98, Max: 14.10, Sum: 19988.49,
 			P50: 1.89, P95: 3.75, P99: 5.57, P999: 9.91, Pct: 3.75},
 		Fairness: engine.Fairness{EventsAvg: 5048, EventsStddev: 81, TimeAvg: 9.9942, TimeStddev: 0.001},
-	}
+	}}
 }
 
 func sampleReportInterval() Interval {
@@ -280,7 +279,7 @@ func TestReportOptionsMap(t *testing.T) {
 }
 
 func TestReportJSONNeverNaN(t *testing.T) {
-	r := &Result{Options: DefaultOptions(), Latency: engine.Latency{Avg: math.NaN(), Max: math.Inf(1)}}
+	r := &Result{Options: DefaultOptions(), Result: engine.Result{Latency: engine.Latency{Avg: math.NaN(), Max: math.Inf(1)}}}
 	r.Options.Rate = math.NaN()
 	doc := &JSONReport{Options: OptionsMap(r.Options), Result: NewJSONResult(r),
 		Intervals: []JSONInterval{NewJSONInterval(Interval{Interval: engine.Interval{LatPct: math.NaN()}}, 95)}}

@@ -133,7 +133,8 @@ func run(ctx context.Context, cfg *mysql.Config, o Options, report func(Interval
 		res.Elapsed = end.Sub(start.Add(co.lastCheckpoint))
 	}
 	res.Dropped = co.droppedRun
-	res.ClientDelay = col.cum[phRun].dispatch
+	delay := col.cum[phRun].dispatch
+	res.ClientDelay = &delay
 	if sh.arrivals != nil {
 		res.Backlog, res.BacklogAges = backlogAtEnd(sh, o, start, end)
 	}

@@ -166,9 +166,9 @@ func (c *collector) checkpoint(o Options) *Result {
 // client's delays, the backlog, a forced shutdown).
 func (c *collector) result(o Options) *Result {
 	t := &c.cum[phRun]
-	return &Result{Options: o, Events: t.Events, Reads: t.Reads, Writes: t.Writes, Others: t.Others,
+	return &Result{Options: o, Result: engine.Result{Events: t.Events, Reads: t.Reads, Writes: t.Writes, Others: t.Others,
 		Errors: t.Errors, Reconnects: t.Reconnects, Late: t.late,
-		Latency: t.Latency(o.Percentile), Fairness: c.fairness(), Histogram: histogramBars(t.Hist)}
+		Latency: t.Latency(o.Percentile), Fairness: c.fairness(), Histogram: histogramBars(t.Hist)}}
 }
 
 // fairness is sysbench's threads fairness over the run phase: mean and

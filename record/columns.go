@@ -24,7 +24,7 @@ type Column struct {
 	// successful cell run.
 	Result bool
 	// Expect: an [experiment] expect may compare it (experiment.ExpectColumns
-	// lists the same names: a test holds them together).
+	// are the columns marked so).
 	Expect bool
 	// Compare is the column's name in `compare`'s table ("" when compare
 	// leaves it out); HigherIsBetter says which way is an improvement.

@@ -4,6 +4,6 @@
 // checks, shards, the fingerprint). It holds data and the pure functions
 // over it, nothing that talks to a server or the OS, so that everything
 // reading results (results/, compare, merge, report) builds without the
-// providers: the old names (server.Info, observe.StallReport, results.Run,
-// ...) are aliases of the types here.
+// providers. Everything outside uses the names here as they are (results
+// keeps no second name for them).
 package record

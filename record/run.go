@@ -69,7 +69,7 @@ type Run struct {
 	Host         Host             `json:"host"`
 	Cells        []Cell           `json:"cells"`
 	Notes        []string         `json:"notes,omitempty"`
-	// Profiles is what the cells' profiles say together (profile.go),
+	// Profiles is what the cells' profiles say together (profile/report.go),
 	// computed when summary.md is written.
 	Profiles *ProfileReport `json:"profiles,omitempty"`
 	// Time is where the run's wall time went (timing.go).
@@ -78,7 +78,7 @@ type Run struct {
 	Fingerprint *Fingerprint      `json:"fingerprint,omitempty"`
 
 	// UserMetrics are the intervals.csv columns of [[observe.metric]]
-	// (topology.go): plotted under the built-in panels.
+	// (results/plot.go): plotted under the built-in panels.
 	UserMetrics []string     `json:"user_metrics,omitempty"`
 	Shard       *ShardRecord `json:"shard,omitempty"` // shard.go: run --shard, merge
 	// Rounds is what until = "conclusive" did (rounds.go).
@@ -148,11 +148,11 @@ type Cell struct {
 	Limits    *parts.LimitsInForce `json:"limits,omitempty"`
 	DiskCheck *parts.DiskCheck     `json:"disk_check,omitempty"`
 	// Binding is how much each of those limits bound in the measured
-	// window (results/binding.go).
+	// window (analysis/observe.go, limits/report.go).
 	Binding *parts.Binding `json:"binding,omitempty"`
-	// Profile is what profiling the cell produced (profile.go).
+	// Profile is what profiling the cell produced (profile/report.go).
 	Profile *CellProfile `json:"profile,omitempty"`
-	// Capacity is the cell's capacity at its latency target (capacity.go).
+	// Capacity is the cell's capacity at its latency target (capacity/report).
 	Capacity *CellCapacity `json:"capacity,omitempty"`
 
 	// What the observers saw: table growth, stalls (and the sampled
@@ -180,7 +180,7 @@ type Cell struct {
 	QuietWaitSeconds float64 `json:"quiet_wait_seconds,omitempty"`
 	QuietReached     bool    `json:"quiet_reached,omitempty"`
 
-	// Topology: the nodes, data checks and node events (topology.go).
+	// Topology: the nodes, data checks and node events (topology/report).
 	Topology *TopologyResult `json:"topology,omitempty"`
 	// Host and Shard say where the cell ran in a merged run (merge.go).
 	Host  string `json:"host,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"benchmatrix/record"
 )
 
 // WriteBenchFormat writes every successful cell run of r (each repeat) in
@@ -26,7 +28,7 @@ import (
 // measured are file configuration, because benchstat puts results with
 // different configuration into different tables: host name and kernel are
 // left out so that runs on two machines still line up.
-func WriteBenchFormat(w io.Writer, r *Run) error {
+func WriteBenchFormat(w io.Writer, r *record.Run) error {
 	bw := bufio.NewWriter(w)
 	config := func(key, value string) {
 		value = oneLine(value)
@@ -51,7 +53,7 @@ func WriteBenchFormat(w io.Writer, r *Run) error {
 	workload := ""
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK || c.Result == nil || c.Result.Events <= 0 || c.Result.Elapsed <= 0 {
+		if c.Status != record.CellOK || c.Result == nil || c.Result.Events <= 0 || c.Result.Elapsed <= 0 {
 			continue
 		}
 		res := c.Result
@@ -86,7 +88,7 @@ var benchUnits = []struct{ unit, better string }{
 // b1e1/threads=8, so that benchstat can project on any of them (-col
 // /threads). A name part without "=" (a scenario, or a custom cell name)
 // becomes scenario= or cell=. Whitespace becomes "_".
-func BenchName(c *Cell) string {
+func BenchName(c *record.Cell) string {
 	var parts []string
 	rest := c.Name
 	if c.Scenario != "" && (rest == c.Scenario || strings.HasPrefix(rest, c.Scenario+"/")) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"benchmatrix/record"
 )
 
 // The export must be valid Go benchmark format: benchfmt (what benchstat
@@ -15,7 +17,7 @@ import (
 func TestWriteBenchFormatParses(t *testing.T) {
 	t.Parallel()
 	r := synthRun(1, 3, flushCells())
-	r.Cells[0].Status, r.Cells[0].Result = CellFailed, nil // left out
+	r.Cells[0].Status, r.Cells[0].Result = record.CellFailed, nil // left out
 	var buf bytes.Buffer
 	if err := WriteBenchFormat(&buf, r); err != nil {
 		t.Fatal(err)
@@ -85,7 +87,7 @@ func TestBenchName(t *testing.T) {
 		{"b1e1/range=10-20", "b1e1", "BenchmarkMatrix/scenario=b1e1/range=10_20"},
 	}
 	for _, c := range cases {
-		if got := BenchName(&Cell{Name: c.name, Scenario: c.scenario}); got != c.want {
+		if got := BenchName(&record.Cell{Name: c.name, Scenario: c.scenario}); got != c.want {
 			t.Errorf("BenchName(%q, %q) = %q, want %q", c.name, c.scenario, got, c.want)
 		}
 	}

@@ -14,7 +14,9 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/features"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // Defaults of a comparison.
@@ -55,10 +57,10 @@ type metric struct {
 	name           string
 	unit           string
 	higherIsBetter bool
-	value          func(*Cell) float64
+	value          func(*record.Cell) float64
 	// has tells whether a cell has the figure (a capacity only where the
 	// cell had a latency target).
-	has func(*Cell) bool
+	has func(*record.Cell) bool
 }
 
 // compareMetrics are record.Columns' entries with a Compare name, in its
@@ -69,10 +71,10 @@ var compareMetrics = func() []metric {
 		if col.Compare == "" {
 			continue
 		}
-		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(c *Cell) float64 {
+		out = append(out, metric{col.Compare, col.Unit, col.HigherIsBetter, func(c *record.Cell) float64 {
 			v, _ := col.Value(c)
 			return v
-		}, func(c *Cell) bool {
+		}, func(c *record.Cell) bool {
 			_, ok := col.Value(c)
 			return ok
 		}})
@@ -84,7 +86,7 @@ var compareMetrics = func() []metric {
 // cell.
 type Comparison struct {
 	// newRun is the new run, for its own Conclusion under --markdown.
-	newRun  *Run
+	newRun  *record.Run
 	Base    RunRef         `json:"base"`
 	New     RunRef         `json:"new"`
 	Options CompareOptions `json:"options"` // as applied (defaults filled in)
@@ -98,10 +100,10 @@ type Comparison struct {
 	RunChanges []string `json:"run_changes,omitempty"`
 	// Mismatches are the fingerprint differences; only a forced comparison
 	// (AllowMismatch) has any.
-	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	Mismatches []record.Mismatch `json:"mismatches,omitempty"`
 	// EnvDiffs are differences of host, tool and manifest text: worth
 	// knowing, not a reason to refuse.
-	EnvDiffs []Mismatch `json:"env_diffs,omitempty"`
+	EnvDiffs []record.Mismatch `json:"env_diffs,omitempty"`
 	// Warnings are about the comparison's power and the data's quality.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -194,7 +196,7 @@ type Unmatched struct {
 // contention in one run only counts when it survives the contention
 // (compare_host.go). Runs with no cell in common are a
 // *NothingInCommonError: a CI gate pointed at the wrong directories fails.
-func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
+func Compare(base, new *record.Run, opt CompareOptions) (*Comparison, error) {
 	if base == nil || new == nil {
 		return nil, errors.New("compare: missing run")
 	}
@@ -229,7 +231,7 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 		RunChanges: runChanges(base, new),
 		newRun:     new,
 	}
-	bLimits, nLimits := planLimits(base), planLimits(new)         // limits.go
+	bLimits, nLimits := planLimits(base), planLimits(new)         // fingerprint.go
 	bRatios, nRatios := baselineRatios(base), baselineRatios(new) // ratio.go
 	bg, ng := groupCells(base), groupCells(new)
 	mismatched := map[string]bool{}
@@ -298,14 +300,18 @@ func Compare(base, new *Run, opt CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
-	c.Warnings = append(c.Warnings, shardCompareWarnings(base, new)...) // shard_conclusion.go
+	for _, f := range features.Reports {
+		if f.CompareWarnings != nil {
+			c.Warnings = append(c.Warnings, f.CompareWarnings(base, new)...) // a merged run's machines
+		}
+	}
 	if len(c.Cells) == 0 {
 		c.Warnings = append(c.Warnings, "the runs have no cell in common")
 	}
 	return c, nil
 }
 
-func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricComparison {
+func compareMetric(m metric, base, new []*record.Cell, opt CompareOptions) MetricComparison {
 	bv, nv := values(base, m.value), values(new, m.value)
 	mc := MetricComparison{
 		Metric: m.name, Unit: m.unit, HigherIsBetter: m.higherIsBetter,
@@ -349,7 +355,7 @@ func compareMetric(m metric, base, new []*Cell, opt CompareOptions) MetricCompar
 	return mc
 }
 
-func values(cs []*Cell, f func(*Cell) float64) []float64 {
+func values(cs []*record.Cell, f func(*record.Cell) float64) []float64 {
 	out := make([]float64, len(cs))
 	for i, c := range cs {
 		out[i] = f(c)
@@ -358,7 +364,7 @@ func values(cs []*Cell, f func(*Cell) float64) []float64 {
 }
 
 // anyHas tells whether any of the cells has the metric's figure.
-func anyHas(m metric, cs []*Cell) bool {
+func anyHas(m metric, cs []*record.Cell) bool {
 	for _, c := range cs {
 		if m.has(c) {
 			return true
@@ -373,8 +379,8 @@ type cellGroup struct {
 	scenario string
 	params   []experiment.Param
 	ok       []*engine.Result
-	cells    []*Cell // the successful repeats, aligned with ok
-	all      []*Cell // every repeat
+	cells    []*record.Cell // the successful repeats, aligned with ok
+	all      []*record.Cell // every repeat
 	failed   int
 }
 
@@ -405,7 +411,7 @@ func (gs cellGroups) byName(name string) *cellGroup {
 
 // groupCells groups a run's cells by name: the scenario and the axis
 // values. What a scenario sets may differ between runs; it is compared.
-func groupCells(r *Run) cellGroups {
+func groupCells(r *record.Run) cellGroups {
 	gs := cellGroups{groups: map[string]*cellGroup{}, names: map[string][]string{}}
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -418,7 +424,7 @@ func groupCells(r *Run) cellGroups {
 			gs.names[c.Name] = append(gs.names[c.Name], key)
 		}
 		g.all = append(g.all, c)
-		if c.Status == CellOK && c.Result != nil {
+		if c.Status == record.CellOK && c.Result != nil {
 			g.ok = append(g.ok, c.Result)
 			g.cells = append(g.cells, c)
 		} else {
@@ -432,7 +438,7 @@ func unmatched(g *cellGroup, side string) Unmatched {
 	return Unmatched{Name: g.name, Side: side, Params: g.params, Reason: "only in the " + side + " run"}
 }
 
-func runRef(r *Run) RunRef {
+func runRef(r *record.Run) RunRef {
 	ref := RunRef{Experiment: r.Experiment, Started: r.Started}
 	ref.Server = strings.TrimSpace(string(r.Server.Flavor) + " " + r.Server.Version)
 	ref.Tool = strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)
@@ -510,7 +516,7 @@ func (c *Comparison) VerdictLine() string {
 			}
 		}
 		tail += fmt.Sprintf(" Not counted: %d worse figure%s in %s, measured under contention (%s) and not surviving it (see the cells below); rerun on a quiet host (or with wait_quiet) to decide.",
-			disc, pl(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
+			disc, section.Plural(disc), strings.Join(discCells, ", "), strings.Join(ss, ", "))
 	}
 	if len(regs) == 0 {
 		return fmt.Sprintf("No regressions (%s).%s", crit, tail)
@@ -695,12 +701,12 @@ func mdCell(s string) string {
 }
 
 func writeCompareTable(w io.Writer, header []string, rows [][]string, markdown bool) error {
-	return renderTable(w, header, rows, compareAlignments(len(header)), markdown)
+	return section.Table(w, header, rows, compareAlignments(len(header)), markdown)
 }
 
 // compareAlignments: names and the verdict on the left, figures right.
 func compareAlignments(n int) []tw.Align {
-	a := alignments(n)
+	a := section.Alignments(n)
 	a[1] = tw.AlignLeft
 	a[n-1] = tw.AlignLeft
 	return a

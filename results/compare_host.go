@@ -9,6 +9,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // What compare knows beyond the figures (issue 26): what changed in each
@@ -59,7 +60,7 @@ type HostLoad struct {
 	Why         string  `json:"why,omitempty"` // of the first contended repeat
 }
 
-func hostLoad(cells []*Cell) HostLoad {
+func hostLoad(cells []*record.Cell) HostLoad {
 	var h HostLoad
 	var cpu, steal, io []float64
 	for _, c := range cells {
@@ -76,7 +77,7 @@ func hostLoad(cells []*Cell) HostLoad {
 			}
 		}
 	}
-	h.CPUOtherPct, h.StealPct, h.IOOtherKBs = Median(cpu), Median(steal), Median(io)
+	h.CPUOtherPct, h.StealPct, h.IOOtherKBs = record.Median(cpu), record.Median(steal), record.Median(io)
 	return h
 }
 
@@ -88,7 +89,7 @@ func (h HostLoad) String() string {
 	}
 	figs := fmt.Sprintf("other CPU %.0f%%, steal %.0f%%, other IO %.0f KiB/s", h.CPUOtherPct, h.StealPct, h.IOOtherKBs)
 	if h.Contended == 0 {
-		return fmt.Sprintf("quiet in %d repeat%s (%s)", h.Repeats, pl(h.Repeats), figs)
+		return fmt.Sprintf("quiet in %d repeat%s (%s)", h.Repeats, section.Plural(h.Repeats), figs)
 	}
 	return fmt.Sprintf("contended in %d of %d repeats (%s)", h.Contended, h.Repeats, figs)
 }
@@ -139,7 +140,7 @@ func paramMap(ps []experiment.Param) map[string]string {
 }
 
 // runChanges are the differences that concern every cell: the server.
-func runChanges(base, new *Run) []string {
+func runChanges(base, new *record.Run) []string {
 	var out []string
 	if b, n := string(base.Server.Flavor), string(new.Server.Flavor); b != n {
 		out = append(out, "server flavor "+b+" -> "+n)
@@ -307,7 +308,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 		return false, fmt.Sprintf("no round measured both it and %s", name)
 	}
 	u, err := analysis.MannWhitneyU(bx, nx)
-	shift := math.Exp(Median(nx) - Median(bx)) // new over base, of the cell/control ratio
+	shift := math.Exp(record.Median(nx) - record.Median(bx)) // new over base, of the cell/control ratio
 	delta := (shift - 1) * 100
 	worse := delta < -opt.Threshold
 	if !m.higherIsBetter {
@@ -324,7 +325,7 @@ func survivesControl(c *Comparison, i, mi int, bg, ng cellGroups, opt CompareOpt
 
 // perRoundLogRatio is ln(cell/control) per round (repeat) both finished,
 // in repeat order.
-func perRoundLogRatio(cell, control *cellGroup, value func(*Cell) float64) []float64 {
+func perRoundLogRatio(cell, control *cellGroup, value func(*record.Cell) float64) []float64 {
 	ctl := map[int]float64{}
 	for k, c := range control.cells {
 		ctl[c.Repeat] = value(control.cells[k])
@@ -424,7 +425,7 @@ func hostSummary(c *Comparison) string {
 		return ""
 	}
 	if bc == 0 && nc == 0 {
-		return fmt.Sprintf("Host: quiet in both runs (no contention recorded in %d cell%s).", recorded, pl(recorded))
+		return fmt.Sprintf("Host: quiet in both runs (no contention recorded in %d cell%s).", recorded, section.Plural(recorded))
 	}
 	out := fmt.Sprintf("Host: other load (CPU, steal or other IO) in the base run in %d of %d cells, in the new run in %d of %d.", bc, recorded, nc, recorded)
 	for _, sd := range []string{"new", "base"} {

@@ -18,6 +18,7 @@ import (
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -41,22 +42,22 @@ var scenarioVars = map[string][2]string{
 
 // synthRun builds a finished run of cells × repeats, interleaved as the
 // runner orders them, with deterministic noise from seed.
-func synthRun(seed uint64, repeats int, cells []synthCell) *Run {
+func synthRun(seed uint64, repeats int, cells []synthCell) *record.Run {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	started := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := &Run{
-		Tool:         Tool{Name: "benchmatrix", Version: "v0.3.0", Commit: "abc1234", GoVersion: "go1.26.8"},
+	r := &record.Run{
+		Tool:         record.Tool{Name: "benchmatrix", Version: "v0.3.0", Commit: "abc1234", GoVersion: "go1.26.8"},
 		Experiment:   "flush",
 		ManifestPath: "manifests/flush.toml",
 		Manifest:     "[experiment]\nname = \"flush\"\n",
 		ManifestHash: "5f1d",
 		Baseline:     "b1e1",
 		Columns:      []string{"sync_binlog", "innodb_flush_log_at_trx_commit", "threads"},
-		Status:       StatusFinished,
+		Status:       record.StatusFinished,
 		Started:      started,
 		Finished:     started.Add(time.Hour),
 		Server:       server.Info{Provider: "sandbox", Flavor: server.MariaDB, Version: "10.11.6-MariaDB-0+deb12u1"},
-		Host:         Host{Hostname: "ci-1", CPUModel: "AMD EPYC 7B13", Cores: 2, MemoryMB: 7940, Kernel: "6.1.0-18-amd64"},
+		Host:         record.Host{Hostname: "ci-1", CPUModel: "AMD EPYC 7B13", Cores: 2, MemoryMB: 7940, Kernel: "6.1.0-18-amd64"},
 	}
 	idx := 0
 	for rep := 1; rep <= repeats; rep++ {
@@ -75,7 +76,7 @@ func synthRun(seed uint64, repeats int, cells []synthCell) *Run {
 				Latency: engine.Latency{P95: s.p95 * jitter(), P99: s.p99 * jitter()},
 			}
 			res.Writes = res.Events
-			r.Cells = append(r.Cells, Cell{
+			r.Cells = append(r.Cells, record.Cell{
 				Name:     s.name(),
 				Index:    idx,
 				Scenario: s.scenario,
@@ -85,7 +86,7 @@ func synthRun(seed uint64, repeats int, cells []synthCell) *Run {
 					{Name: "threads", Value: strconv.Itoa(s.threads)},
 				},
 				Repeat:    rep,
-				Status:    CellOK,
+				Status:    record.CellOK,
 				Started:   started.Add(time.Duration(idx) * time.Minute),
 				Effective: map[string]string{"sync_binlog": vars[0], "innodb_flush_log_at_trx_commit": vars[1], "log_bin": "ON"},
 				Workload:  engine.Spec{Engine: "oltp", Options: o},
@@ -111,7 +112,7 @@ func flushCells() []synthCell {
 
 var updateCompareGolden = flag.Bool("update-compare-golden", false, "rewrite testdata/compare*.golden")
 
-func mustCompare(t *testing.T, base, new *Run, opt CompareOptions) *Comparison {
+func mustCompare(t *testing.T, base, new *record.Run, opt CompareOptions) *Comparison {
 	t.Helper()
 	c, err := Compare(base, new, opt)
 	if err != nil {
@@ -287,7 +288,7 @@ func TestCompareWorkloadMismatch(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("Compare: %v, want a *MismatchError", err)
 	}
-	want := []Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: reinsert_id", Base: "same", New: "auto"}}
+	want := []record.Mismatch{{Cell: "b1e1/threads=1", Key: "b1e1/threads=1: reinsert_id", Base: "same", New: "auto"}}
 	if !slices.Equal(me.Mismatches, want) {
 		t.Errorf("mismatches %+v, want %+v", me.Mismatches, want)
 	}
@@ -319,7 +320,7 @@ func TestCompareServerDifferencesAreCompared(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compare: %v", err)
 	}
-	keys := map[string]Mismatch{}
+	keys := map[string]record.Mismatch{}
 	for _, m := range c.EnvDiffs {
 		keys[m.Key] = m
 	}
@@ -422,7 +423,7 @@ func TestCompareUnmatchedAndFailed(t *testing.T) {
 	t.Parallel()
 	base := synthRun(1, 5, flushCells())
 	new := synthRun(1, 5, flushCells()[:4]) // no b0e0 in the new run
-	var extra []Cell
+	var extra []record.Cell
 	for _, c := range new.Cells {
 		if c.Name == "b0e1/threads=8" {
 			// Same name, but the scenario was redefined.
@@ -443,7 +444,7 @@ func TestCompareUnmatchedAndFailed(t *testing.T) {
 	failed := 0
 	for i := range new.Cells {
 		if new.Cells[i].Name == "b1e1/threads=1" && failed < 2 {
-			new.Cells[i].Status, new.Cells[i].Result, new.Cells[i].Error = CellFailed, nil, "lost connection"
+			new.Cells[i].Status, new.Cells[i].Result, new.Cells[i].Error = record.CellFailed, nil, "lost connection"
 			failed++
 		}
 	}
@@ -544,7 +545,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // withOLTP changes a cell's oltp options.
-func withOLTP(c *Cell, f func(o *oltp.Options)) {
+func withOLTP(c *record.Cell, f func(o *oltp.Options)) {
 	o, _ := c.Workload.Options.(oltp.Options) // none: the zero options
 	f(&o)
 	c.Workload.Options = o

@@ -9,6 +9,9 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
+	"benchmatrix/features"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // The Conclusion of a run: what a design review can paste. For each cell
@@ -23,7 +26,6 @@ type Conclusion struct {
 	Ratios       []analysis.RatioLine    `json:"ratios,omitempty"`
 	Mechanism    map[string]string       `json:"mechanism,omitempty"` // cell → one line
 	Linked       []string                `json:"linked,omitempty"`    // mechanism against outcome (linked.go)
-	Capacity     []string                `json:"capacity,omitempty"`  // capacity at the latency target (capacity.go)
 	Expectations []analysis.ExpectResult `json:"expectations,omitempty"`
 	Warnings     []string                `json:"warnings,omitempty"`
 	// Nothing is set when no ratio is significant and no expectation held:
@@ -44,7 +46,7 @@ func (c *Conclusion) Broken() []analysis.ExpectResult {
 }
 
 // Conclude computes the Conclusion of a run.
-func Conclude(r *Run) *Conclusion {
+func Conclude(r *record.Run) *Conclusion {
 	c := &Conclusion{Mechanism: map[string]string{}}
 	sums := r.Summaries()
 	br := analysis.ByRepeat(r)
@@ -65,10 +67,12 @@ func Conclude(r *Run) *Conclusion {
 		}
 	}
 	c.Expectations = analysis.JudgeExpectations(r, br)
-	c.Linked = linkedLines(r, c.Ratios)                   // linked.go: the mechanism against the outcome
-	c.Linked = append(c.Linked, profileLinkedLines(r)...) // profile.go: the profiles' predictions
-	capWarn := []string(nil)
-	c.Capacity, capWarn = capacityLines(r, br)                        // capacity.go
+	c.Linked = linkedLines(r, c.Ratios) // linked.go: the mechanism against the outcome
+	for _, f := range features.Reports {
+		if f.Linked != nil {
+			c.Linked = append(c.Linked, f.Linked(r)...) // the profiles' predictions
+		}
+	}
 	analysis.DecideExpectations(c.Expectations, analysis.RoundsOf(r)) // analysis/expect.go: until = "conclusive"
 	held := 0
 	for _, e := range c.Expectations {
@@ -83,7 +87,7 @@ func Conclude(r *Run) *Conclusion {
 	// (analysis.Ratios), which needs no fixed number of rounds.
 	if len(c.Ratios) > 0 && minRounds < need && analysis.RoundsOf(r) == nil {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("too few repeats: %d paired round%s; a 95%% interval for a ratio needs %d, and with %d the smallest possible p is %s (run with --repeats %d or more)",
-			minRounds, pl(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
+			minRounds, section.Plural(minRounds), need, minRounds, analysis.FormatP(minSignedRankP(minRounds)), need))
 	}
 	c.Warnings = append(c.Warnings, figureNotes...)
 	if r.Order == string(experiment.Blocked) {
@@ -91,12 +95,12 @@ func Conclude(r *Run) *Conclusion {
 	}
 	var failed []string
 	for _, x := range r.Cells {
-		if x.Status != CellOK {
+		if x.Status != record.CellOK {
 			failed = append(failed, fmt.Sprintf("%s (repeat %d)", x.Name, x.Repeat))
 		}
 	}
 	if len(failed) > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), pl(len(failed)), strings.Join(failed, ", ")))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), section.Plural(len(failed)), strings.Join(failed, ", ")))
 	}
 	var contended []string
 	_, cont := mechanismMedians(r)
@@ -123,9 +127,13 @@ func Conclude(r *Run) *Conclusion {
 	if len(noisyHost) > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("wait_quiet: the host did not become quiet before %s", strings.Join(noisyHost, ", ")))
 	}
-	c.Warnings = append(c.Warnings, bindingWarnings(r)...) // binding.go: limits that never bound
-	c.Warnings = append(c.Warnings, dataWarnings(r)...)    // steady.go: data that fits on a small machine
-	c.Warnings = append(c.Warnings, capWarn...)            // capacity.go
+	in := section.Conclusion{Run: r, ByRepeat: br}
+	for _, l := range c.Ratios {
+		in.Pairs = append(in.Pairs, section.Pair{Cell: l.Cell, Baseline: l.Baseline})
+	}
+	c.Warnings = append(c.Warnings, featureWarnings(in, "wait_quiet")...) // the features' (limits that never bound)
+	c.Warnings = append(c.Warnings, dataWarnings(r)...)                   // steady.go: data that fits on a small machine
+	c.Warnings = append(c.Warnings, featureWarnings(in, "data")...)       // the features' (a capacity search that missed)
 	var stalled []string
 	for _, x := range r.Cells {
 		if x.Stalls != nil && x.Stalls.Count > 0 {
@@ -162,7 +170,7 @@ func Conclude(r *Run) *Conclusion {
 	if j, ok := analysis.JudgeRepeats(r); ok {
 		c.Warnings = append(c.Warnings, "repeats: "+repeatsText(j))
 	}
-	c.Warnings = append(c.Warnings, shardWarnings(r, c.Ratios, br)...) // shard_conclusion.go
+	c.Warnings = append(c.Warnings, featureWarnings(in, "repeats")...) // the features' (a merged run's machines)
 	// The most important first: a broken expectation leads the list.
 	var broken []string
 	for _, e := range c.Broken() {
@@ -180,10 +188,24 @@ func Conclude(r *Run) *Conclusion {
 		c.Nothing = true
 		c.NothingWhy = "no difference is significant at p < 0.05"
 		if len(c.Ratios) > 0 && minRounds < 6 {
-			c.NothingWhy += fmt.Sprintf(" (with %d paired round%s it cannot be: see the warnings)", minRounds, pl(minRounds))
+			c.NothingWhy += fmt.Sprintf(" (with %d paired round%s it cannot be: see the warnings)", minRounds, section.Plural(minRounds))
 		}
 	}
 	return c
+}
+
+// featureWarnings are the features' warnings that follow results' own
+// group named after (features.Reports).
+func featureWarnings(in section.Conclusion, after string) []string {
+	var out []string
+	for _, f := range features.Reports {
+		for _, w := range f.Warnings {
+			if w.After == after {
+				out = append(out, w.Lines(in)...)
+			}
+		}
+	}
+	return out
 }
 
 // minSignedRankP is the smallest two-sided p of the signed-rank test with
@@ -195,13 +217,6 @@ func minSignedRankP(n int) float64 {
 	return math.Min(1, 2/math.Pow(2, float64(n)))
 }
 
-func pl(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // ratioSentence is "b0e1: 2.03x b1e1 (95% CI 1.91–2.15, p=0.031, better in
 // 6 of 6 rounds)".
 func ratioSentence(l analysis.RatioLine) string {
@@ -211,7 +226,7 @@ func ratioSentence(l analysis.RatioLine) string {
 	}
 	ci := fmt.Sprintf("95%% CI %.2f–%.2f", pr.Lo, pr.Hi)
 	if !pr.CIOK {
-		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, pl(pr.Rounds))
+		ci = fmt.Sprintf("no 95%% CI from %d round%s", pr.Rounds, section.Plural(pr.Rounds))
 	}
 	sig := ""
 	if pr.P < analysis.Alpha {
@@ -239,7 +254,7 @@ func ratiosFigure(ls []analysis.RatioLine) string {
 }
 
 // WriteConclusion writes the Conclusion section (Markdown).
-func WriteConclusion(w io.Writer, r *Run) {
+func WriteConclusion(w io.Writer, r *record.Run) {
 	c := Conclude(r)
 	fmt.Fprintf(w, "## Conclusion\n\n")
 	writeRounds(w, r, c) // rounds.go: until = "conclusive"
@@ -267,13 +282,10 @@ func WriteConclusion(w io.Writer, r *Run) {
 			"the 95%% interval is distribution-free (from the Wilcoxon signed-rank distribution, needs ≥%d rounds) and p is the two-sided Wilcoxon signed-rank test of the per-round log ratios.\n\n",
 			of, analysis.MinRoundsForRatioCI())
 	}
-	writeShardReplication(w, r) // shard_conclusion.go
-	if len(c.Capacity) > 0 {
-		fmt.Fprintf(w, "Capacity: the highest open-loop rate each cell sustains within its latency target (docs/capacity.md):\n\n")
-		for _, l := range c.Capacity {
-			fmt.Fprintf(w, "- %s\n", l)
+	for _, f := range features.Reports {
+		if f.Paragraph != nil {
+			f.Paragraph(w, r) // a merged run's machines
 		}
-		fmt.Fprintln(w)
 	}
 	if len(c.Expectations) > 0 {
 		fmt.Fprintf(w, "Expectations (paired test, p < 0.05):\n\n")
@@ -325,7 +337,7 @@ type cellTrend struct {
 
 // cellTrends runs the Mann-Kendall test on each cell's tps in the order its
 // repeats ran.
-func cellTrends(r *Run) []cellTrend {
+func cellTrends(r *record.Run) []cellTrend {
 	var out []cellTrend
 	for _, s := range tpsByRepeat(r) {
 		out = append(out, cellTrend{Name: s.name, Trend: analysis.MannKendall(s.tps)})
@@ -341,7 +353,7 @@ type repeatSeries struct {
 
 // tpsByRepeat is every cell's tps over its successful repeats in the order
 // they ran (by index), cells in run order.
-func tpsByRepeat(r *Run) []repeatSeries {
+func tpsByRepeat(r *record.Run) []repeatSeries {
 	var out []repeatSeries
 	for _, c := range analysis.CellRepeatRuns(r) { // analysis/trend.go
 		out = append(out, repeatSeries{name: c.Name, tps: c.TPS()})
@@ -364,7 +376,7 @@ func (e *ExpectationError) Error() string {
 		}
 		parts = append(parts, fmt.Sprintf("%q%s (%s)", b.Text, g, b.Detail))
 	}
-	return fmt.Sprintf("%d expectation%s broken at p<0.05: %s", len(e.Broken), pl(len(e.Broken)), strings.Join(parts, "; "))
+	return fmt.Sprintf("%d expectation%s broken at p<0.05: %s", len(e.Broken), section.Plural(len(e.Broken)), strings.Join(parts, "; "))
 }
 
 // ExitCode implements exitcode.Coder.
@@ -372,7 +384,7 @@ func (e *ExpectationError) ExitCode() int { return exitcode.Regression }
 
 // CheckExpectations is run --check: an *ExpectationError when an
 // expectation of the run's manifest is broken with significance, else nil.
-func CheckExpectations(r *Run) error {
+func CheckExpectations(r *record.Run) error {
 	if r == nil {
 		return nil
 	}

@@ -19,8 +19,8 @@ import (
 
 // flushRun is a flush.toml-like run: b1e1 (baseline), b0e1, b0e0 in
 // interleaved rounds with the given tps per round.
-func flushRun(expect string, tps map[string][]float64) *Run {
-	r := &Run{Experiment: "flush", Baseline: "b1e1", Order: "grouped",
+func flushRun(expect string, tps map[string][]float64) *record.Run {
+	r := &record.Run{Experiment: "flush", Baseline: "b1e1", Order: "grouped",
 		Manifest: "[experiment]\nname = \"flush\"\nbaseline = \"b1e1\"\nexpect = [" + expect + "]\n[workload]\nname = \"oltp_insert\"\n" +
 			"[scenarios]\nb1e1 = { sync_binlog = 1 }\nb0e1 = { sync_binlog = 0 }\nb0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }\n"}
 	rounds := len(tps["b1e1"])
@@ -28,7 +28,7 @@ func flushRun(expect string, tps map[string][]float64) *Run {
 		for _, sc := range []string{"b1e1", "b0e1", "b0e0"} {
 			v := tps[sc][rep-1]
 			res := &engine.Result{Elapsed: 10 * time.Second, Events: int64(v * 10)}
-			r.Cells = append(r.Cells, Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res})
+			r.Cells = append(r.Cells, record.Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: record.CellOK, Result: res})
 		}
 	}
 	return r
@@ -127,7 +127,7 @@ func TestObserveMechanism(t *testing.T) {
 	for i, c := range cols {
 		idx[c] = i
 	}
-	c := &Cell{Status: CellOK}
+	c := &record.Cell{Status: record.CellOK}
 	for s := 0; s < 12; s++ {
 		ph := engine.PhaseRun
 		if s < 2 {
@@ -147,7 +147,7 @@ func TestObserveMechanism(t *testing.T) {
 		}
 		c.Metrics = append(c.Metrics, row)
 	}
-	Observe(c, cols)
+	analysis.Observe(c, cols)
 	want := map[string]float64{"data_fsyncs_trx": 1, "binlog_fsyncs_trx": 1, "disk_writes_trx": 2, "disk_kb_trx": 8,
 		"server_cpu_us_trx": 500, "disk_iops": 2000, "disk_kb_io": 4, "disk_queue": 0.5, "disk_await_ms": 0.25, "disk_util_pct": 60, "cpu_other_pct": 5}
 	for k, v := range want {
@@ -171,13 +171,13 @@ func TestObserveMechanism(t *testing.T) {
 func TestExpectColumnsHaveValues(t *testing.T) {
 	t.Parallel()
 	// An engine's own figures (TPC-C's nopm, tpm) come from its result.
-	c := &Cell{Status: CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5, Metrics: map[string]float64{"nopm": 1, "tpm": 1}}, Mechanism: map[string]float64{},
+	c := &record.Cell{Status: record.CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5, Metrics: map[string]float64{"nopm": 1, "tpm": 1}}, Mechanism: map[string]float64{},
 		Capacity: &record.CellCapacity{Searched: true, Search: &capacity.Outcome{Capacity: 100}}}
 	for _, k := range MechanismColumns {
 		c.Mechanism[k] = 1
 	}
 	for _, col := range experiment.ExpectColumns {
-		if math.IsNaN(CellValue(c, col)) {
+		if math.IsNaN(record.CellValue(c, col)) {
 			t.Errorf("expect column %s has no value in CellValue", col)
 		}
 	}

@@ -4,40 +4,48 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"benchmatrix/features"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// cellNote is what one feature says of a cell run in summary.md's "What
-// happened in each cell".
-type cellNote struct {
-	// shows: the feature has something to say of the cell, which puts the
-	// cell (and the section) in summary.md. nil: its lines join a cell
-	// that others show, never put one there.
-	shows func(c Cell) bool
-	write func(w io.Writer, c Cell)
-}
-
-// cellNotes are the features' notes on a cell, in the order they are
-// written: a new one is its function and one line here.
-func cellNotes() []cellNote {
-	return []cellNote{
-		{shows: func(c Cell) bool { return c.Stalls != nil }, write: writeStallNote},
-		{write: writeTopology}, // topology.go
-		{write: writeContentionNote},
-		{shows: func(c Cell) bool { return c.Binding != nil }, write: writeBindingNote}, // binding.go
-		{shows: func(c Cell) bool { return c.ColdStart != nil || c.Steady != nil }, write: writeWarmthNote},
-		{shows: func(c Cell) bool { return c.Growth != nil }, write: writeGrowthNote},
-		{shows: func(c Cell) bool { return len(c.Waits) > 0 }, write: writeWaitsNote},
+// cellNotes are the notes on a cell, in the order they are written:
+// results' own, each named, and after each the features' that follow it
+// (features.Reports).
+func cellNotes() []section.Note {
+	own := []struct {
+		name string
+		section.Note
+	}{
+		{"stalls", section.Note{Shows: func(c record.Cell) bool { return c.Stalls != nil }, Write: writeStallNote}},
+		{"contention", section.Note{Write: writeContentionNote}},
+		{"warmth", section.Note{Shows: func(c record.Cell) bool { return c.ColdStart != nil || c.Steady != nil }, Write: writeWarmthNote}},
+		{"growth", section.Note{Shows: func(c record.Cell) bool { return c.Growth != nil }, Write: writeGrowthNote}},
+		{"waits", section.Note{Shows: func(c record.Cell) bool { return len(c.Waits) > 0 }, Write: writeWaitsNote}},
 	}
+	var out []section.Note
+	for _, n := range own {
+		out = append(out, n.Note)
+		for _, f := range features.Reports {
+			for _, fn := range f.Notes {
+				if fn.After == n.name {
+					out = append(out, fn)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // writeExplain says, per cell run, what the observers saw (cellNotes):
 // stalls and the metrics that moved at their onsets, table growth, the
 // top waits.
-func writeExplain(w io.Writer, r *Run) {
+func writeExplain(w io.Writer, r *record.Run) {
 	notes := cellNotes()
-	shown := func(c Cell) bool {
+	shown := func(c record.Cell) bool {
 		for _, n := range notes {
-			if n.shows != nil && n.shows(c) {
+			if n.Shows != nil && n.Shows(c) {
 				return true
 			}
 		}
@@ -57,13 +65,13 @@ func writeExplain(w io.Writer, r *Run) {
 		}
 		fmt.Fprintf(w, "**%s** (repeat %d)\n\n", c.Name, c.Repeat)
 		for _, n := range notes {
-			n.write(w, c)
+			n.Write(w, c)
 		}
 		fmt.Fprintln(w)
 	}
 }
 
-func writeStallNote(w io.Writer, c Cell) {
+func writeStallNote(w io.Writer, c record.Cell) {
 	st := c.Stalls
 	if st == nil {
 		return
@@ -93,13 +101,13 @@ func writeStallNote(w io.Writer, c Cell) {
 	}
 }
 
-func writeContentionNote(w io.Writer, c Cell) {
+func writeContentionNote(w io.Writer, c record.Cell) {
 	if ct := c.Contention; ct != nil && ct.Contended {
 		fmt.Fprintf(w, "- **contention**: %s\n", ct.Why)
 	}
 }
 
-func writeGrowthNote(w io.Writer, c Cell) {
+func writeGrowthNote(w io.Writer, c record.Cell) {
 	g := c.Growth
 	if g == nil {
 		return
@@ -112,7 +120,7 @@ func writeGrowthNote(w io.Writer, c Cell) {
 		g.RowsBefore, g.RowsAfter, g.RowsDelta, how, mib(g.BytesBefore), mib(g.BytesAfter), g.MaxIDBefore, g.MaxIDAfter)
 }
 
-func writeWaitsNote(w io.Writer, c Cell) {
+func writeWaitsNote(w io.Writer, c record.Cell) {
 	if len(c.Waits) == 0 {
 		return
 	}

@@ -17,34 +17,25 @@ import (
 // runs from before and after cannot be compared by accident.
 const EngineVersion = "1"
 
-// Fingerprint is what makes two runs comparable (record.Fingerprint).
-type Fingerprint = record.Fingerprint
-
-// WorkloadDef is the definition of one cell's workload (record.WorkloadDef).
-type WorkloadDef = record.WorkloadDef
-
 // NonDefiningOptions are the engine options left out of a workload
 // fingerprint: they say how long to run and what to report, not what the
 // workload does. Threads, rate and everything else stay in.
 var NonDefiningOptions = []string{"time", "warmup_time", "events", "report_interval", "histogram", "percentile", "forced_shutdown", "report_checkpoints"}
 
-// Mismatch is one difference between two fingerprints (record.Mismatch).
-type Mismatch = record.Mismatch
-
 // ComputeFingerprint builds the fingerprint of a run from its cells (the
 // plan fills in cells that have not run). A cell's options come from what
 // it ran with; when a cell has several repeats the first one is used.
-func ComputeFingerprint(r *Run) *Fingerprint {
-	f := &Fingerprint{
+func ComputeFingerprint(r *record.Run) *record.Fingerprint {
+	f := &record.Fingerprint{
 		ManifestSHA256: r.ManifestHash,
-		Workload:       map[string]WorkloadDef{},
+		Workload:       map[string]record.WorkloadDef{},
 		Effective:      map[string]map[string]string{},
 		ServerVersion:  r.Server.Version,
 		ServerFlavor:   string(r.Server.Flavor),
 		ToolVersion:    r.Tool.Version,
 		ToolCommit:     r.Tool.Commit,
 		Host:           r.Host,
-		Limits:         planLimits(r), // limits.go
+		Limits:         planLimits(r),
 	}
 	for _, c := range r.Cells {
 		if _, seen := f.Effective[c.Name]; !seen && len(c.Effective) > 0 {
@@ -64,8 +55,8 @@ func ComputeFingerprint(r *Run) *Fingerprint {
 	return f
 }
 
-func workloadDef(s engine.Spec) WorkloadDef {
-	return WorkloadDef{Workload: s.Workload(), EngineVersion: EngineVersion, Options: optionMap(s.Options)}
+func workloadDef(s engine.Spec) record.WorkloadDef {
+	return record.WorkloadDef{Workload: s.Workload(), EngineVersion: EngineVersion, Options: optionMap(s.Options)}
 }
 
 func copyMap(m map[string]string) map[string]string {
@@ -143,7 +134,7 @@ func formatValue(v reflect.Value) string {
 // MismatchError is returned by Compare when the runs' fingerprints differ
 // and the comparison was not forced; cmd maps it to exit code 2.
 type MismatchError struct {
-	Mismatches []Mismatch
+	Mismatches []record.Mismatch
 }
 
 func (e *MismatchError) Error() string {
@@ -166,7 +157,7 @@ func (e *MismatchError) Error() string {
 // groupMismatches renders mismatches, folding the same option change in
 // several cells into one line: `reinsert_id: base "same", new "auto" (b1e1,
 // b0e1)`.
-func groupMismatches(ms []Mismatch) []string {
+func groupMismatches(ms []record.Mismatch) []string {
 	type group struct {
 		key, base, new string
 		cells          []string
@@ -191,11 +182,23 @@ func groupMismatches(ms []Mismatch) []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, g := range order {
-		s := Mismatch{Key: g.key, Base: g.base, New: g.new}.String()
+		s := record.Mismatch{Key: g.key, Base: g.base, New: g.new}.String()
 		if len(g.cells) > 0 {
 			s += " (" + strings.Join(g.cells, ", ") + ")"
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// planLimits is each planned cell's limits, in plan order: only cells with
+// a limit, under the cell's name.
+func planLimits(r *record.Run) map[string]string {
+	out := map[string]string{}
+	for _, c := range r.Plan {
+		if _, seen := out[c.Name]; !seen && !c.Limits.IsZero() {
+			out[c.Name] = c.Limits.Text()
+		}
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 func TestComputeFingerprint(t *testing.T) {
@@ -76,14 +77,14 @@ func TestFingerprintFallsBackToResultAndPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Cells[0] = Cell{}
+	r.Cells[0] = record.Cell{}
 	if err := json.Unmarshal(old, &r.Cells[0]); err != nil {
 		t.Fatal(err)
 	}
 	if err := BindWorkloads(r); err != nil {
 		t.Fatal(err)
 	}
-	r.Plan = append(r.Plan, PlanCell{Name: "b9e9/threads=1", Scenario: "b9e9", Workload: opts})
+	r.Plan = append(r.Plan, record.PlanCell{Name: "b9e9/threads=1", Scenario: "b9e9", Workload: opts})
 	f := ComputeFingerprint(r)
 	if f.Workload["b1e1/threads=1"].Options["threads"] != "1" {
 		t.Errorf("options not taken from the result: %+v", f.Workload["b1e1/threads=1"])
@@ -118,13 +119,13 @@ func TestFingerprintDiff(t *testing.T) {
 	got := base.Diff(nf)
 	// What is measured (the workload's options) makes the runs differ;
 	// the server and the host are listed as differences, not refused.
-	want := []Mismatch{
+	want := []record.Mismatch{
 		{Cell: "b0e0/threads=8", Key: "b0e0/threads=8: rate", Base: "0", New: "500"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Diff:\n got %+v\nwant %+v", got, want)
 	}
-	wantEnv := []Mismatch{
+	wantEnv := []record.Mismatch{
 		{Key: "server flavor", Base: "mariadb", New: "mysql"},
 		{Cell: "b0e0/threads=8", Key: "b0e0/threads=8: @@innodb_buffer_pool_size", Base: "(unset)", New: "134217728"},
 		{Cell: "b0e0/threads=8", Key: "b0e0/threads=8: @@log_bin", Base: "ON", New: "(unset)"},
@@ -133,7 +134,7 @@ func TestFingerprintDiff(t *testing.T) {
 	if env := base.EnvDiff(nf); !slices.Equal(env, wantEnv) {
 		t.Errorf("EnvDiff:\n got %+v\nwant %+v", env, wantEnv)
 	}
-	if base.Diff(nil) != nil || (*Fingerprint)(nil).EnvDiff(base) != nil {
+	if base.Diff(nil) != nil || (*record.Fingerprint)(nil).EnvDiff(base) != nil {
 		t.Error("nil fingerprints differ")
 	}
 }
@@ -160,7 +161,7 @@ func TestFingerprintInRunJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Run
+	var back record.Run
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // fill gives every float reachable from v the value x: it allocates nil
@@ -86,15 +87,15 @@ func TestNonFiniteValuesAreWritten(t *testing.T) {
 	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		t.Run(strings.ToLower(strings.TrimPrefix(fmtFloat(x), "+")), func(t *testing.T) {
 			// The workloads hold an engine's options.
-			r := Run{Cells: []Cell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}},
-				Plan: []PlanCell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}}}
+			r := record.Run{Cells: []record.Cell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}},
+				Plan: []record.PlanCell{{Workload: engine.Spec{Engine: "oltp", Options: oltp.DefaultOptions()}}}}
 			n := fill(reflect.ValueOf(&r).Elem(), x, 12, true)
 			t.Logf("%d floats reachable from Run", n)
 			if n < 50 {
 				t.Fatalf("only %d floats reachable from Run: the filler misses the record's fields", n)
 			}
 			c := &r.Cells[0]
-			c.Name, c.Status, c.Repeat = "b1e1", CellOK, 1
+			c.Name, c.Status, c.Repeat = "b1e1", record.CellOK, 1
 			r.Notes = nil
 
 			dir := filepath.Join(t.TempDir(), "run")

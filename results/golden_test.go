@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -44,13 +46,13 @@ type goldenFixture struct {
 // (cpu_server_pct empty, as when the server PID is unknown), one stall with
 // its evidence and an injected onset, table growth, top waits, one failed
 // repeat with a server log, and run notes.
-func goldenRun() *Run {
+func goldenRun() *record.Run {
 	started := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 	metrics := observe.Columns()
 	o := oltp.DefaultOptions()
 	o.Tables, o.TableSize, o.RandType, o.Time, o.Warmup = 2, 10000, "uniform", 10*time.Second, 3*time.Second
-	r := &Run{
-		Tool:          Tool{Name: "benchmatrix", Version: "v0.0.0-golden", Commit: "0123abc", GoVersion: "go1.26.0"},
+	r := &record.Run{
+		Tool:          record.Tool{Name: "benchmatrix", Version: "v0.0.0-golden", Commit: "0123abc", GoVersion: "go1.26.0"},
 		Experiment:    "golden",
 		Description:   "sync_binlog 1 against 0 at 1 and 4 threads (a fixture for the golden files).\n",
 		ManifestPath:  "manifests/golden.toml",
@@ -62,12 +64,12 @@ func goldenRun() *Run {
 		Axes:          []string{"threads"},
 		ServerConfig:  []experiment.Param{{Name: "innodb_buffer_pool_size", Value: "1G"}, {Name: "log_bin", Value: "ON"}},
 		Order:         "grouped",
-		Status:        StatusFinished,
+		Status:        record.StatusFinished,
 		Started:       started,
 		Finished:      started.Add(3*time.Minute + 25*time.Second),
 		Server: server.Info{Provider: "sandbox", Flavor: server.MariaDB, Version: "10.11.6-MariaDB-0+deb12u1",
 			Address: "127.0.0.1:13306", Datadir: "/var/tmp/golden/data"},
-		Host: Host{Hostname: "golden-host", CPUModel: "Fixture CPU @ 2.00GHz", Cores: 4, MemoryMB: 7940,
+		Host: record.Host{Hostname: "golden-host", CPUModel: "Fixture CPU @ 2.00GHz", Cores: 4, MemoryMB: 7940,
 			Kernel: "6.1.0-18-amd64", Storage: "/dev/vda1", Filesystem: "ext4"},
 		Notes: []string{"sampler: disk: datadir on /dev/vda1 (ext4)", "cell order: grouped, 2 repeats"},
 	}
@@ -95,14 +97,14 @@ func goldenRun() *Run {
 		w.RandSeed = int64(1000 + i)
 		r.Plan = append(r.Plan, experiment.PlanRecord([]experiment.Cell{{Index: i, Name: name, Scenario: f.scenario, Params: params, Repeat: f.repeat,
 			Workload: engine.Spec{Engine: "oltp", Options: w}, Server: []experiment.Param{{Name: "sync_binlog", Value: f.sb}}}})...)
-		c := Cell{Name: name, Index: i, Scenario: f.scenario, Params: params, Repeat: f.repeat, Status: CellOK,
+		c := record.Cell{Name: name, Index: i, Scenario: f.scenario, Params: params, Repeat: f.repeat, Status: record.CellOK,
 			Started: started.Add(time.Duration(i) * 25 * time.Second), WallSeconds: 21.5, Data: "reused",
 			DrainSeconds: 0.5, WarmupSeconds: 3, Effective: map[string]string{"sync_binlog": f.sb}, Workload: engine.Spec{Engine: "oltp", Options: w}, RandSeed: w.RandSeed}
 		if i == 0 {
 			c.Data, c.PrepareSeconds = "loaded", 4.25
 		}
 		if f.failed {
-			c.Status = CellFailed
+			c.Status = record.CellFailed
 			c.Error = "run: Error 2013 (HY000): Lost connection to MySQL server during query"
 			c.ServerLog = "2026-02-03  4:07:55 0 [ERROR] mariadbd: Out of memory (Needed 1048576 bytes)\n" +
 				"2026-02-03  4:07:55 0 [Note] mariadbd: ready for connections."
@@ -152,8 +154,8 @@ func goldenRun() *Run {
 		avg := float64(f.threads) * 1000 / float64(f.tps)
 		res.Latency = engine.Latency{Min: avg / 4, Avg: avg, Max: 9 * avg, P50: avg, P95: 1.6 * avg, P99: 2.4 * avg, P999: 5 * avg}
 		c.Result = res
-		Observe(&c, metrics)
-		c.Growth = &Growth{RowsBefore: 20000, RowsAfter: 20000, RowsExact: true,
+		analysis.Observe(&c, metrics)
+		c.Growth = &record.Growth{RowsBefore: 20000, RowsAfter: 20000, RowsExact: true,
 			BytesBefore: 5 << 20, BytesAfter: 5<<20 + int64(f.threads)<<16, MaxIDBefore: 10000, MaxIDAfter: 10000}
 		if f.scenario == "sb1" {
 			c.Waits = []observe.WaitEvent{
@@ -179,7 +181,7 @@ func goldenRun() *Run {
 // writeGoldenRun writes goldenRun into dir with the writer, in the order
 // the runner uses: Create, run.json, each cell appended, then run.json and
 // summary.md at the end.
-func writeGoldenRun(t *testing.T, dir string) *Run {
+func writeGoldenRun(t *testing.T, dir string) *record.Run {
 	t.Helper()
 	r := goldenRun()
 	w, err := Create(dir, r.Columns, r.MetricColumns)

@@ -16,8 +16,8 @@ import (
 // tpccRun is a tpcc-durability-like conclusive run: per round, each cell's
 // tps and NOPM. headline says whether its results recorded tpcc's
 // headline (false: a run.json written before results recorded one).
-func tpccRun(tps, nopm map[string][]float64, headline bool) *Run {
-	r := &Run{Experiment: "tpcc-durability", Baseline: "b1e1", Order: "grouped",
+func tpccRun(tps, nopm map[string][]float64, headline bool) *record.Run {
+	r := &record.Run{Experiment: "tpcc-durability", Baseline: "b1e1", Order: "grouped",
 		Manifest: "[experiment]\nname = \"tpcc-durability\"\nbaseline = \"b1e1\"\nuntil = \"conclusive\"\n[workload]\nname = \"tpcc\"\n" +
 			"[scenarios]\nb1e1 = { sync_binlog = 1 }\nb0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }\n"}
 	h := tpcc.Descriptor.HeadlineFigure()
@@ -28,8 +28,8 @@ func tpccRun(tps, nopm map[string][]float64, headline bool) *Run {
 			if headline {
 				res.Headline = &h
 			}
-			r.Cells = append(r.Cells, Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res})
-			r.Plan = append(r.Plan, PlanCell{Name: sc, Scenario: sc, Repeat: rep})
+			r.Cells = append(r.Cells, record.Cell{Name: sc, Scenario: sc, Repeat: rep, Index: len(r.Cells), Status: record.CellOK, Result: res})
+			r.Plan = append(r.Plan, record.PlanCell{Name: sc, Scenario: sc, Repeat: rep})
 		}
 	}
 	return r
@@ -161,8 +161,8 @@ func TestTPCCIntervalColumns(t *testing.T) {
 	iv.Phase, iv.Start, iv.End, iv.Events = engine.PhaseRun, time.Second, 2*time.Second, 24
 	iv.Types[0] = tpcc.IntervalType{Committed: 10, P95: 12.5} // New-Order
 	iv.Types[1] = tpcc.IntervalType{Committed: 9, P95: 4.25}  // Payment
-	tc := &Cell{Name: "b1e1", Repeat: 1, Status: CellOK, Intervals: []engine.Interval{iv.Engine()}}
-	oc := &Cell{Name: "oltp", Repeat: 1, Status: CellOK, Intervals: []engine.Interval{{Phase: engine.PhaseRun, Start: time.Second, End: 2 * time.Second, Events: 5}}}
+	tc := &record.Cell{Name: "b1e1", Repeat: 1, Status: record.CellOK, Intervals: []engine.Interval{iv.Engine()}}
+	oc := &record.Cell{Name: "oltp", Repeat: 1, Status: record.CellOK, Intervals: []engine.Interval{{Phase: engine.PhaseRun, Start: time.Second, End: 2 * time.Second, Events: 5}}}
 	col := func(row []string, name string) string {
 		for i, h := range IntervalColumns {
 			if h == name {
@@ -210,7 +210,7 @@ func TestTPCCBarChartOnNOPM(t *testing.T) {
 	}
 	for i, n := range names {
 		b := bars.bars[i]
-		want := Median(doubleNOPM[n])
+		want := record.Median(doubleNOPM[n])
 		if b.median != want {
 			t.Errorf("%s: bar %.1f, want the median NOPM %.1f", n, b.median, want)
 		}
@@ -227,8 +227,8 @@ func TestTPCCBarChartOnNOPM(t *testing.T) {
 	}
 	bars, names, _, _ = headlineBars(old, newPalette(old), analysis.RunFigure(old))
 	for i, n := range names {
-		if bars.bars[i].median != Median(flatTPS[n]) {
-			t.Errorf("%s on tps: bar %.1f, want %.1f", n, bars.bars[i].median, Median(flatTPS[n]))
+		if bars.bars[i].median != record.Median(flatTPS[n]) {
+			t.Errorf("%s on tps: bar %.1f, want %.1f", n, bars.bars[i].median, record.Median(flatTPS[n]))
 		}
 	}
 }

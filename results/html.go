@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"benchmatrix/oltp"
+	"benchmatrix/engine"
+	"benchmatrix/features"
+	"benchmatrix/record"
 	"benchmatrix/results/htmlreport"
+	"benchmatrix/section"
 )
 
 // ReportFile is the results directory's HTML report: one self-contained
@@ -20,7 +23,7 @@ const ReportFile = "report.html"
 
 // WriteHTML writes dir/report.html for r from the directory's own files
 // (intervals.csv, the linked graphs), replacing it atomically.
-func WriteHTML(dir string, r *Run) error {
+func WriteHTML(dir string, r *record.Run) error {
 	p, err := runPage(dir, r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ReportFile, err)
@@ -29,7 +32,7 @@ func WriteHTML(dir string, r *Run) error {
 	if err := htmlreport.Write(&b, p); err != nil {
 		return fmt.Errorf("%s: %w", ReportFile, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())
+	return section.WriteFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())
 }
 
 // RegenerateHTML rewrites only dir/report.html from run.json and
@@ -39,22 +42,22 @@ func RegenerateHTML(dir string) error {
 	if err != nil {
 		return err
 	}
-	return WriteHTML(dir, withProfiles(dir, r))
+	return WriteHTML(dir, derive(dir, r))
 }
 
 // htmlOverrides are the summary.md sections the page shows its own way:
 // the plots become interactive charts. Every other section of
 // summarySections is rendered from its Markdown, so a feature's section
 // reaches the page without the page knowing it.
-func htmlOverrides() map[string]func(dir string, r *Run, ivs map[string][]IntervalPoint) []htmlreport.Part {
-	return map[string]func(string, *Run, map[string][]IntervalPoint) []htmlreport.Part{
-		"plots": func(dir string, r *Run, ivs map[string][]IntervalPoint) []htmlreport.Part {
+func htmlOverrides() map[string]func(dir string, r *record.Run, ivs map[string][]IntervalPoint) []htmlreport.Part {
+	return map[string]func(string, *record.Run, map[string][]IntervalPoint) []htmlreport.Part{
+		"plots": func(dir string, r *record.Run, ivs map[string][]IntervalPoint) []htmlreport.Part {
 			return seriesParts([]sourceRun{{run: r, ivs: ivs}})
 		},
 	}
 }
 
-func runPage(dir string, r *Run) (*htmlreport.Page, error) {
+func runPage(dir string, r *record.Run) (*htmlreport.Page, error) {
 	ivs, err := ReadIntervals(dir)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
@@ -86,7 +89,7 @@ func readUnder(dir string) func(rel string) ([]byte, error) {
 // each rendered from its Markdown (its "## " heading becomes the section's
 // title), the plots replaced by charts. linkDir is where the run's files
 // are relative to the page ("" for its own directory).
-func markdownSections(dir string, r *Run, ivs map[string][]IntervalPoint, linkDir string) []htmlreport.Section {
+func markdownSections(dir string, r *record.Run, ivs map[string][]IntervalPoint, linkDir string) []htmlreport.Section {
 	over := htmlOverrides()
 	var out []htmlreport.Section
 	used := map[string]int{}
@@ -167,7 +170,7 @@ func splitHeading(md string) (title, body string) {
 // when a page draws two runs ("base: ", "new: ").
 type sourceRun struct {
 	prefix string
-	run    *Run
+	run    *record.Run
 	ivs    map[string][]IntervalPoint
 }
 
@@ -176,15 +179,17 @@ func seriesKey(prefix, cell string) string { return prefix + cell }
 
 // htmlMarkSources are the features' marks drawn on every time chart for a
 // cell run (a node event's line); a new one is its function and a line.
-func htmlMarkSources() []func(key string, c Cell) []htmlreport.Mark {
-	return []func(string, Cell) []htmlreport.Mark{
-		func(key string, c Cell) []htmlreport.Mark { // topology.go: node events
-			if c.Topology == nil {
-				return nil
-			}
+func htmlMarkSources() []func(key string, c record.Cell) []htmlreport.Mark {
+	return []func(string, record.Cell) []htmlreport.Mark{
+		func(key string, c record.Cell) []htmlreport.Mark { // the features' (a topology's node events)
 			var out []htmlreport.Mark
-			for _, ev := range c.Topology.Events {
-				out = append(out, htmlreport.Mark{Key: key, X: ev.At, Label: fmt.Sprintf("%s: t=%.1fs node%d %s", c.Name, ev.At, ev.Node, ev.Action)})
+			for _, f := range features.Reports {
+				if f.Marks == nil {
+					continue
+				}
+				for _, m := range f.Marks(c) {
+					out = append(out, htmlreport.Mark{Key: key, X: m.At, Label: fmt.Sprintf("%s: t=%.1fs %s", c.Name, m.At, m.Label)})
+				}
 			}
 			return out
 		},
@@ -204,7 +209,7 @@ type timePanel struct {
 func seriesParts(srcs []sourceRun) []htmlreport.Part {
 	type runPts struct {
 		src    sourceRun
-		cell   Cell
+		cell   record.Cell
 		points []IntervalPoint
 	}
 	var runs []runPts
@@ -219,7 +224,7 @@ func seriesParts(srcs []sourceRun) []htmlreport.Part {
 				seen[k] = true
 				keys = append(keys, k)
 			}
-			if c.Status != CellOK {
+			if c.Status != record.CellOK {
 				failed[k]++
 				continue
 			}
@@ -298,7 +303,7 @@ func seriesParts(srcs []sourceRun) []htmlreport.Part {
 	for _, rp := range runs {
 		for _, p := range rp.points {
 			maxT = math.Max(maxT, p.T)
-			if p.Phase == string(oltp.PhaseWarmup) {
+			if p.Phase == string(engine.PhaseWarmup) {
 				warmEnd = math.Max(warmEnd, p.T)
 			}
 		}
@@ -337,7 +342,7 @@ func seriesParts(srcs []sourceRun) []htmlreport.Part {
 				s.X = append(s.X, p.T)
 				s.Y = append(s.Y, v)
 				any = any || !math.IsNaN(v)
-				if p.Phase == string(oltp.PhaseWarmup) {
+				if p.Phase == string(engine.PhaseWarmup) {
 					s.DashUntil = math.Max(s.DashUntil, p.T)
 				}
 			}
@@ -398,7 +403,7 @@ func seriesParts(srcs []sourceRun) []htmlreport.Part {
 
 // repeatsChart draws each cell's tps per repeat in the order the repeats
 // ran: the spread the Repeats table summarises, and any trend over them.
-func repeatsChart(r *Run, id string) *htmlreport.Chart {
+func repeatsChart(r *record.Run, id string) *htmlreport.Chart {
 	var keys []string
 	byKey := map[string][][2]float64{}
 	maxRep := 0
@@ -407,7 +412,7 @@ func repeatsChart(r *Run, id string) *htmlreport.Chart {
 			keys = append(keys, c.Name)
 			byKey[c.Name] = nil
 		}
-		if c.Status == CellOK && c.Result != nil {
+		if c.Status == record.CellOK && c.Result != nil {
 			byKey[c.Name] = append(byKey[c.Name], [2]float64{float64(c.Repeat), c.Result.TPS()})
 			maxRep = max(maxRep, c.Repeat)
 		}
@@ -434,7 +439,7 @@ func repeatsChart(r *Run, id string) *htmlreport.Chart {
 
 // filesSection links the results directory's files (relative to the
 // page: linkDir is the run's directory from there).
-func filesSection(dir string, r *Run, linkDir string) htmlreport.Section {
+func filesSection(dir string, r *record.Run, linkDir string) htmlreport.Section {
 	var links []htmlreport.Link
 	add := func(rel, note string) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
@@ -464,7 +469,7 @@ func filesSection(dir string, r *Run, linkDir string) htmlreport.Section {
 // first (compare's own tables), then both runs' series on one time axis
 // (each cell twice: "base: NAME" and "new: NAME"), then the two runs side
 // by side (Conclusion, Results, Mechanism, Environment), then their files.
-func WriteCompareHTML(out, baseDir, newDir string, base, new *Run, cmp *Comparison) error {
+func WriteCompareHTML(out, baseDir, newDir string, base, new *record.Run, cmp *Comparison) error {
 	var md bytes.Buffer
 	if err := WriteComparison(&md, cmp, true); err != nil {
 		return err
@@ -502,7 +507,7 @@ func WriteCompareHTML(out, baseDir, newDir string, base, new *Run, cmp *Comparis
 		p.Sections = append(p.Sections, htmlreport.Section{ID: "s-over-time", Title: "Over time, both runs", Parts: parts})
 	}
 	side := map[string]bool{"conclusion": true, "environment": true, "results": true, "mechanism": true}
-	column := func(title, dir string, r *Run) htmlreport.Column {
+	column := func(title, dir string, r *record.Run) htmlreport.Column {
 		col := htmlreport.Column{Title: title}
 		for _, s := range summarySections() {
 			if !side[s.Title] || (s.Applies != nil && !s.Applies(r)) {
@@ -529,5 +534,5 @@ func WriteCompareHTML(out, baseDir, newDir string, base, new *Run, cmp *Comparis
 	if err := htmlreport.Write(&b, p); err != nil {
 		return err
 	}
-	return writeFileAtomic(out, b.Bytes())
+	return section.WriteFileAtomic(out, b.Bytes())
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"benchmatrix/record"
 	"benchmatrix/results/htmlreport/browser"
 )
 
@@ -86,7 +87,7 @@ func TestHTMLReport24Cells(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r := &Run{Experiment: "many", Columns: []string{"threads"}, MetricColumns: metrics, Status: StatusFinished, Baseline: "s1"}
+	r := &record.Run{Experiment: "many", Columns: []string{"threads"}, MetricColumns: metrics, Status: record.StatusFinished, Baseline: "s1"}
 	var names []string
 	rng := rand.New(rand.NewPCG(1, 2))
 	for rep := 1; rep <= 2; rep++ {
@@ -100,7 +101,7 @@ func TestHTMLReport24Cells(t *testing.T) {
 				if sc == "s4" && th == 1 {
 					base = 43 // the slow-disk cell
 				}
-				c := Cell{Name: name, Scenario: sc, Repeat: rep, Status: CellOK,
+				c := record.Cell{Name: name, Scenario: sc, Repeat: rep, Status: record.CellOK,
 					Params: []experiment.Param{{Name: "threads", Value: strconv.Itoa(th)}}}
 				var events int64
 				for s := 1; s <= 70; s++ {
@@ -161,8 +162,8 @@ const htmlBudget = 4 << 20
 // written, with the failure and no charts.
 func TestHTMLReportOfFailedRun(t *testing.T) {
 	dir := t.TempDir()
-	r := &Run{Experiment: "broken", Status: StatusFailed,
-		Cells: []Cell{{Name: "a", Repeat: 1, Status: CellFailed, Error: "prepare: Error 1045: Access denied"}}}
+	r := &record.Run{Experiment: "broken", Status: record.StatusFailed,
+		Cells: []record.Cell{{Name: "a", Repeat: 1, Status: record.CellFailed, Error: "prepare: Error 1045: Access denied"}}}
 	if err := WriteHTML(dir, r); err != nil {
 		t.Fatal(err)
 	}

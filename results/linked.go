@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // The mechanism linked to the outcome (issue 27, item 4). For each cell
@@ -29,9 +31,6 @@ import (
 // percent larger is too little to explain a change of throughput or of
 // stalls (the data's working set and the B-tree depth barely move).
 
-// linkedPair is two cells to compare: cell against ref.
-type linkedPair struct{ cell, ref string }
-
 // Thresholds of the linked lines.
 const (
 	// linkedMinDiff is the smallest relative difference of a
@@ -39,9 +38,6 @@ const (
 	linkedMinDiff = 0.10
 	// linkedTop is how many differing figures a line names.
 	linkedTop = 3
-	// linkedEqualTPS: below this relative difference of tps there is
-	// nothing for the mechanism to account for.
-	linkedEqualTPS = 0.02
 	// linkedSmallGrowth: a table that grew less than this share of its
 	// rows and of its bytes grew too little to explain a difference.
 	linkedSmallGrowth = 0.05
@@ -62,37 +58,6 @@ var linkedFigures = []struct{ key, words string }{
 	{"disk_await_ms", "device await ms"},
 }
 
-// linkedPairs are the run's ratio lines' pairs, then each adjacent pair of
-// the expected orderings not among them, in order.
-func linkedPairs(r *Run, ratios []analysis.RatioLine) []linkedPair {
-	var out []linkedPair
-	seen := map[[2]string]bool{}
-	add := func(cell, ref string) {
-		if cell == ref || seen[[2]string{cell, ref}] || seen[[2]string{ref, cell}] {
-			return
-		}
-		seen[[2]string{cell, ref}] = true
-		out = append(out, linkedPair{cell: cell, ref: ref})
-	}
-	for _, l := range ratios {
-		add(l.Cell, l.Baseline)
-	}
-	sums := r.Summaries()
-	for _, e := range analysis.Expectations(r) {
-		for _, g := range analysis.ExpectGroups(e, sums) {
-			for i := 0; i+1 < len(g.Cells); i++ {
-				// "a < b": b against a; "a > b": a against b.
-				cell, ref := g.Cells[i+1], g.Cells[i]
-				if i < len(e.Ops) && e.Ops[i] == ">" {
-					cell, ref = ref, cell
-				}
-				add(cell, ref)
-			}
-		}
-	}
-	return out
-}
-
 // linkedCell is what the lines need of one cell: medians over its
 // successful repeats.
 type linkedCell struct {
@@ -111,7 +76,7 @@ type linkedCell struct {
 	stalls, repeats         int
 }
 
-func linkedCells(r *Run) map[string]*linkedCell {
+func linkedCells(r *record.Run) map[string]*linkedCell {
 	med, _ := mechanismMedians(r)
 	out := map[string]*linkedCell{}
 	for _, s := range r.Summaries() {
@@ -123,7 +88,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		lc := out[c.Name]
-		if lc == nil || c.Status != CellOK || c.Result == nil {
+		if lc == nil || c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		lc.repeats++
@@ -158,7 +123,7 @@ func linkedCells(r *Run) map[string]*linkedCell {
 		if len(xs) == 0 {
 			return 0
 		}
-		return Median(xs)
+		return record.Median(xs)
 	}
 	for name, lc := range out {
 		lc.threads = max(1, int(math.Round(medOr0(threads[name]))))
@@ -170,15 +135,15 @@ func linkedCells(r *Run) map[string]*linkedCell {
 }
 
 // linkedLines are the Conclusion's "Mechanism and outcome" lines.
-func linkedLines(r *Run, ratios []analysis.RatioLine) []string {
-	pairs := linkedPairs(r, ratios)
+func linkedLines(r *record.Run, ratios []analysis.RatioLine) []string {
+	pairs := analysis.ComparedPairs(r, ratios)
 	if len(pairs) == 0 {
 		return nil
 	}
 	cells := linkedCells(r)
 	var out []string
 	for _, p := range pairs {
-		x, y := cells[p.cell], cells[p.ref]
+		x, y := cells[p.Cell], cells[p.Ref]
 		if x == nil || y == nil || x.tps <= 0 || y.tps <= 0 {
 			continue
 		}
@@ -269,10 +234,10 @@ func predictedSeconds(m map[string]float64) (sec float64, ok bool) {
 
 // linkedMechanismLine is "b0e1 against b1e1: tps ×2.01 (...); differs most
 // in ...; the model ... accounts for about 85% of the difference".
-func linkedMechanismLine(p linkedPair, x, y *linkedCell) string {
+func linkedMechanismLine(p analysis.CellPair, x, y *linkedCell) string {
 	tr := x.tps / y.tps
 	tx, ty := float64(x.threads)/x.tps, float64(y.threads)/y.tps // s per trx per thread
-	head := fmt.Sprintf("%s against %s: tps ×%.2f (%s vs %s per transaction per thread)", p.cell, p.ref, tr, durText(tx), durText(ty))
+	head := fmt.Sprintf("%s against %s: tps ×%.2f (%s vs %s per transaction per thread)", p.Cell, p.Ref, tr, durText(tx), durText(ty))
 	diffs := differing(x.mech, y.mech)
 	if len(diffs) == 0 && len(x.mech) == 0 {
 		return ""
@@ -287,7 +252,7 @@ func linkedMechanismLine(p linkedPair, x, y *linkedCell) string {
 	} else {
 		s += fmt.Sprintf("; no per-transaction figure differs by %.0f%% or more", linkedMinDiff*100)
 	}
-	if math.Abs(tr-1) < linkedEqualTPS {
+	if math.Abs(tr-1) < analysis.EqualTPS {
 		return s + "; the throughput is about equal: nothing to account for"
 	}
 	px, okX := predictedSeconds(x.mech)
@@ -323,7 +288,7 @@ func signedDur(sec float64) string {
 // 20200) and 1.2% of its bytes in 60 s (same: 0.0%, 0.0%): too little to
 // explain 3 stalls against 1 (a table under 5% larger barely changes the
 // working set)". "" when neither cell's table grew.
-func linkedGrowthLine(p linkedPair, x, y *linkedCell) string {
+func linkedGrowthLine(p analysis.CellPair, x, y *linkedCell) string {
 	if !x.grown || !y.grown {
 		return ""
 	}
@@ -342,15 +307,15 @@ func linkedGrowthLine(p linkedPair, x, y *linkedCell) string {
 	}
 	what := fmt.Sprintf("tps ×%.2f", x.tps/y.tps)
 	if x.stalls != y.stalls {
-		what = fmt.Sprintf("%d stall%s in %d repeat%s against %d in %d", x.stalls, pl(x.stalls), x.repeats, pl(x.repeats), y.stalls, y.repeats)
-	} else if math.Abs(x.tps/y.tps-1) < linkedEqualTPS {
+		what = fmt.Sprintf("%d stall%s in %d repeat%s against %d in %d", x.stalls, section.Plural(x.stalls), x.repeats, section.Plural(x.repeats), y.stalls, y.repeats)
+	} else if math.Abs(x.tps/y.tps-1) < analysis.EqualTPS {
 		what = ""
 	}
 	s := fmt.Sprintf("%s against %s: the table grew %s of its bytes in %.0f s (%s: %s)",
-		p.cell, p.ref, pct(x.bytesGrew), x.seconds, p.ref, pct(y.bytesGrew))
+		p.Cell, p.Ref, pct(x.bytesGrew), x.seconds, p.Ref, pct(y.bytesGrew))
 	if x.hasRows && y.hasRows {
 		s = fmt.Sprintf("%s against %s: the table grew %s of its rows (%.0f → %.0f; allocated bytes %s) in %.0f s (%s: rows %s, bytes %s)",
-			p.cell, p.ref, pct(x.rowsGrew), x.rowsBefore, x.rowsAfter, pct(x.bytesGrew), x.seconds, p.ref, pct(y.rowsGrew), pct(y.bytesGrew))
+			p.Cell, p.Ref, pct(x.rowsGrew), x.rowsBefore, x.rowsAfter, pct(x.bytesGrew), x.seconds, p.Ref, pct(y.rowsGrew), pct(y.bytesGrew))
 	}
 	big := math.Max(math.Abs(gx), math.Abs(gy))
 	apart := math.Abs(gx - gy)

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/analysis"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 )
 
 // linkedRun is flushRun with each scenario's mechanism, threads, growth
@@ -15,11 +17,11 @@ type linkedScenario struct {
 	tps     float64
 	threads int
 	mech    map[string]float64
-	growth  *Growth
+	growth  *record.Growth
 	stalls  int // per repeat
 }
 
-func linkedRun(expect string, sc map[string]linkedScenario) *Run {
+func linkedRun(expect string, sc map[string]linkedScenario) *record.Run {
 	tps := map[string][]float64{}
 	for name, s := range sc {
 		for i := 0; i < 6; i++ {
@@ -47,8 +49,8 @@ func TestLinkedLines(t *testing.T) {
 	fsync := func(data, binlog, awaitMs, cpuUs float64) map[string]float64 {
 		return map[string]float64{"data_fsyncs_trx": data, "binlog_fsyncs_trx": binlog, "disk_await_ms": awaitMs, "server_cpu_us_trx": cpuUs}
 	}
-	rows := func(before, after int64) *Growth {
-		return &Growth{RowsBefore: before, RowsAfter: after, RowsExact: true, BytesBefore: before * 200, BytesAfter: after * 200}
+	rows := func(before, after int64) *record.Growth {
+		return &record.Growth{RowsBefore: before, RowsAfter: after, RowsExact: true, BytesBefore: before * 200, BytesAfter: after * 200}
 	}
 	cases := []struct {
 		name   string
@@ -144,7 +146,7 @@ func TestLinkedLines(t *testing.T) {
 		{
 			name: "allocated bytes alone are not growth where rows were counted",
 			sc: map[string]linkedScenario{
-				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{RowsBefore: 20000, RowsAfter: 20000, BytesBefore: 4 << 20, BytesAfter: 5 << 20}},
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &record.Growth{RowsBefore: 20000, RowsAfter: 20000, BytesBefore: 4 << 20, BytesAfter: 5 << 20}},
 				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
 				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: rows(20000, 20000)},
 			},
@@ -153,9 +155,9 @@ func TestLinkedLines(t *testing.T) {
 		{
 			name: "bytes where rows are unknown",
 			sc: map[string]linkedScenario{
-				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
-				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 6 << 20}},
-				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
+				"b1e1": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &record.Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
+				"b0e1": {tps: 800, mech: fsync(1, 1, 0.4, 100), growth: &record.Growth{BytesBefore: 4 << 20, BytesAfter: 6 << 20}},
+				"b0e0": {tps: 1000, mech: fsync(1, 1, 0.4, 100), growth: &record.Growth{BytesBefore: 4 << 20, BytesAfter: 4 << 20}},
 			},
 			want: []string{"b0e1 against b1e1: the table grew +50.0% of its bytes in 10 s (b1e1: +0.0%): large enough to take part in the difference (tps ×0.80;"},
 		},
@@ -232,8 +234,8 @@ func TestLinkedPairs(t *testing.T) {
 	})
 	c := Conclude(r)
 	var got []string
-	for _, p := range linkedPairs(r, c.Ratios) {
-		got = append(got, p.cell+"/"+p.ref)
+	for _, p := range analysis.ComparedPairs(r, c.Ratios) {
+		got = append(got, p.Cell+"/"+p.Ref)
 	}
 	// The baseline's pairs first; b0e0 > b1e1 is already among them.
 	want := "b0e1/b1e1 b0e0/b1e1 b0e0/b0e1"

@@ -3,157 +3,19 @@ package results
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
-	"benchmatrix/engine"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
+	"benchmatrix/section"
 )
 
-// The mechanism of a cell: what each transaction cost the server and the
-// device over the measured window, from the sampled metrics. Per-transaction
-// figures are Σ metric / Σ tps over the measured seconds where both have a
-// value (so a busy second weighs more than an idle one).
+// The mechanism of a cell (analysis.Observe derives it from the sampled
+// metrics) in summary.md and the Conclusion.
+
 // MechanismColumns are the names of those figures: record.Columns' entries
 // marked Mechanism, in its order.
 var MechanismColumns = record.ColumnNames(func(c record.Column) bool { return c.Mechanism })
-
-// perTrx maps a per-transaction figure to the per-second column it sums
-// and a scale.
-var perTrx = map[string]struct {
-	col   string
-	scale float64
-}{
-	"data_fsyncs_trx":   {"data_fsyncs_s", 1},
-	"redo_fsyncs_trx":   {"redo_fsyncs_s", 1},
-	"binlog_fsyncs_trx": {"binlog_fsyncs_s", 1},
-	"disk_writes_trx":   {"disk_writes_s", 1},
-	"disk_kb_trx":       {"disk_write_kb_s", 1},
-	"disk_flushes_trx":  {"disk_flushes_s", 1},
-	"server_cpu_us_trx": {"cpu_server_pct", 1e6 / 100},
-	// The server's own IO, from its cgroup (a sandbox under limits, a
-	// container): beside the whole device's, which other processes share.
-	"cg_writes_trx": {"cg_writes_s", 1},
-	"cg_reads_trx":  {"cg_reads_s", 1},
-	"cg_kb_trx":     {"cg_write_kb_s", 1},
-}
-
-// Observe derives a finished cell's mechanism and contention from its
-// intervals and sampled metrics (columns names them). The runner calls it
-// when a cell ends; it is a pure function of the cell.
-func Observe(c *Cell, columns []string) {
-	if len(c.Metrics) == 0 {
-		return
-	}
-	idx := map[string]int{}
-	for i, n := range columns {
-		idx[n] = i
-	}
-	var tps []float64
-	var rows [][]float64
-	for i, iv := range c.Intervals {
-		if iv.Phase != engine.PhaseRun || i >= len(c.Metrics) {
-			continue
-		}
-		s := iv.Seconds()
-		if s <= 0 {
-			continue
-		}
-		tps = append(tps, float64(iv.Events)/s)
-		rows = append(rows, c.Metrics[i])
-	}
-	col := func(name string) []float64 {
-		out := make([]float64, len(rows))
-		j, ok := idx[name]
-		for i, r := range rows {
-			out[i] = math.NaN()
-			if ok && j < len(r) {
-				out[i] = r[j]
-			}
-		}
-		return out
-	}
-	m := map[string]float64{}
-	set := func(k string, v float64) {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			m[k] = v
-		}
-	}
-	for k, p := range perTrx {
-		xs := col(p.col)
-		num, den := 0.0, 0.0
-		for i, x := range xs {
-			if !math.IsNaN(x) && tps[i] >= 0 {
-				num += x * p.scale
-				den += tps[i]
-			}
-		}
-		if den > 0 {
-			set(k, num/den)
-		}
-	}
-	iops, await, util := col("disk_iops"), col("disk_await_ms"), col("disk_util_pct")
-	rkb, wkb := col("disk_read_kb_s"), col("disk_write_kb_s")
-	var sIOPS, sKB, sWait, sQ, sUtil float64
-	var nIOPS, nUtil int
-	for i := range rows {
-		if !math.IsNaN(iops[i]) {
-			sIOPS += iops[i]
-			nIOPS++
-			if !math.IsNaN(rkb[i]) && !math.IsNaN(wkb[i]) {
-				sKB += rkb[i] + wkb[i]
-			}
-			if !math.IsNaN(await[i]) {
-				sWait += iops[i] * await[i]
-				sQ += iops[i] * await[i] / 1000
-			}
-		}
-		if !math.IsNaN(util[i]) {
-			sUtil += util[i]
-			nUtil++
-		}
-	}
-	if nIOPS > 0 {
-		set("disk_iops", sIOPS/float64(nIOPS))
-		set("disk_queue", sQ/float64(nIOPS))
-		if sIOPS > 0 {
-			set("disk_kb_io", sKB/sIOPS)
-			set("disk_await_ms", sWait/sIOPS)
-		} else {
-			set("disk_await_ms", 0)
-		}
-	}
-	if nUtil > 0 {
-		set("disk_util_pct", sUtil/float64(nUtil))
-	}
-	ioAll := make([]float64, len(rows))
-	for i := range rows {
-		ioAll[i] = rkb[i] + wkb[i]
-	}
-	ct := record.AssessContention(col("cpu_other_pct"), col("cpu_steal_pct"), col("disk_other_kb_s"), ioAll, record.ContentionThresholds{})
-	if ct.Intervals > 0 {
-		if !math.IsNaN(ct.CPUOtherPct) {
-			set("cpu_other_pct", ct.CPUOtherPct)
-		}
-		ct.CPUOtherPct, ct.StealPct, ct.IOOtherKBs = finiteOr0(ct.CPUOtherPct), finiteOr0(ct.StealPct), finiteOr0(ct.IOOtherKBs)
-		c.Contention = &ct
-	}
-	if len(m) > 0 {
-		c.Mechanism = m
-	}
-	observeBinding(c, col) // binding.go
-}
-
-func finiteOr0(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
-	}
-	return v
-}
-
-// CellValue is one figure of a successful cell run by its cells.csv or
-// expectation column name; NaN when there is none (record.CellValue).
-func CellValue(c *Cell, column string) float64 { return record.CellValue(c, column) }
 
 // mechanismFormat is the fmt verb that prints a mechanism figure in
 // summary.md, and mechanismHeader its table heading (record.Columns).
@@ -169,12 +31,12 @@ func mechanismHeader(k string) string {
 
 // mechanismMedians is, per cell name, the median of each mechanism figure
 // over the successful repeats, and how many repeats were contended.
-func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int) {
+func mechanismMedians(r *record.Run) (map[string]map[string]float64, map[string][2]int) {
 	vals := map[string]map[string][]float64{}
 	cont := map[string][2]int{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			continue
 		}
 		if vals[c.Name] == nil {
@@ -196,7 +58,7 @@ func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int)
 	for name, byCol := range vals {
 		out[name] = map[string]float64{}
 		for k, xs := range byCol {
-			out[name][k] = Median(xs)
+			out[name][k] = record.Median(xs)
 		}
 	}
 	return out, cont
@@ -204,7 +66,7 @@ func mechanismMedians(r *Run) (map[string]map[string]float64, map[string][2]int)
 
 // MechanismRows is the mechanism table: per cell, the medians over its
 // repeats of every figure some cell has, and the contention flag.
-func MechanismRows(r *Run) ([]string, [][]string) {
+func MechanismRows(r *record.Run) ([]string, [][]string) {
 	med, cont := mechanismMedians(r)
 	var cols []string
 	for _, k := range MechanismColumns {
@@ -298,7 +160,7 @@ func mechanismLine(m map[string]float64) string {
 // waitText is "wait/io/file/sql/binlog 1.234 s (4100, avg 301 µs, max
 // 11.3 ms)"; a maximum that did not rise during the cell is the server's
 // since its start, written "max ≤ ...".
-func waitText(e record.WaitEvent) string {
+func waitText(e parts.WaitEvent) string {
 	s := fmt.Sprintf("%s %.3f s (%d", e.Event, e.Seconds, e.Count)
 	if e.Count > 0 {
 		s += ", avg " + durText(e.Seconds/float64(e.Count))
@@ -325,13 +187,13 @@ func durText(sec float64) string {
 }
 
 // writeMechanism is summary.md's table of what each transaction cost.
-func writeMechanism(w io.Writer, r *Run) error {
+func writeMechanism(w io.Writer, r *record.Run) error {
 	header, rows := MechanismRows(r)
 	if len(rows) == 0 {
 		return nil
 	}
 	fmt.Fprintf(w, "\n### Mechanism: per transaction and on the device\n\n")
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nmedians over the repeats of the measured window: fsyncs, device writes, KiB written, device flushes and server CPU per transaction "+

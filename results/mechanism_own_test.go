@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 // With the server's cgroup sampled, the mechanism carries the server's own
@@ -16,13 +18,13 @@ import (
 func TestMechanismServerOwnIO(t *testing.T) {
 	t.Parallel()
 	cols := observe.Columns()
-	c := &Cell{Status: CellOK}
+	c := &record.Cell{Status: record.CellOK}
 	for s := 0; s < 10; s++ {
 		c.Intervals = append(c.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: time.Duration(s) * time.Second, End: time.Duration(s+1) * time.Second, Events: 50})
 		c.Metrics = append(c.Metrics, metricRow(cols, map[string]float64{
 			"disk_writes_s": 1800, "disk_write_kb_s": 23600, "cg_writes_s": 100, "cg_write_kb_s": 800, "cg_reads_s": 5}))
 	}
-	Observe(c, cols)
+	analysis.Observe(c, cols)
 	for k, v := range map[string]float64{"cg_writes_trx": 2, "cg_kb_trx": 16, "cg_reads_trx": 0.1, "disk_writes_trx": 36, "disk_kb_trx": 472} {
 		if got, ok := c.Mechanism[k]; !ok || !near(got, v, 1e-9) {
 			t.Errorf("%s = %v (%v), want %v", k, got, ok, v)

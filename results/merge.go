@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"benchmatrix/exitcode"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // MergeOptions says what Merge accepts.
@@ -42,7 +44,7 @@ func (e *MergeError) ExitCode() int { return exitcode.Usage }
 // shardRun is one input of a merge.
 type shardRun struct {
 	dir  string
-	run  *Run
+	run  *record.Run
 	lock *os.File
 }
 
@@ -55,7 +57,7 @@ type shardRun struct {
 // version, and (unless opt.Partial) missing shards and unfinished ones.
 // The shard directories are locked while they are read, and left as they
 // were.
-func Merge(out string, dirs []string, opt MergeOptions) (_ *Run, err error) {
+func Merge(out string, dirs []string, opt MergeOptions) (_ *record.Run, err error) {
 	if len(dirs) == 0 {
 		return nil, &MergeError{Problems: []string{"no shard directories given"}}
 	}
@@ -251,15 +253,15 @@ func clearDir(dir string, keep []string) {
 }
 
 // mergeRuns builds the merged run record.
-func mergeRuns(in []shardRun) (*Run, error) {
+func mergeRuns(in []shardRun) (*record.Run, error) {
 	f := in[0].run
 	m := *f
 	m.Plan, m.Cells, m.Notes = nil, nil, nil
 	m.Time, m.Fingerprint, m.Rounds = nil, nil, nil // rounds.go decides over the merged rounds
-	rec := &ShardRecord{N: f.Shard.N, PlanSHA256: f.Shard.PlanSHA256, PlanRuns: f.Shard.PlanRuns}
-	var hosts []Host
+	rec := &record.ShardRecord{N: f.Shard.N, PlanSHA256: f.Shard.PlanSHA256, PlanRuns: f.Shard.PlanRuns}
+	var hosts []record.Host
 	startSeconds := 0.0
-	status := StatusFinished
+	status := record.StatusFinished
 	for _, s := range in {
 		r := s.run
 		k := r.Shard.K
@@ -277,10 +279,10 @@ func mergeRuns(in []shardRun) (*Run, error) {
 		for _, n := range r.Notes {
 			m.Notes = append(m.Notes, fmt.Sprintf("shard %d/%d: %s", k, rec.N, n))
 		}
-		if r.Status != StatusFinished {
-			status = StatusInterrupted
-			if r.Status == StatusFailed {
-				status = StatusFailed
+		if r.Status != record.StatusFinished {
+			status = record.StatusInterrupted
+			if r.Status == record.StatusFailed {
+				status = record.StatusFailed
 			}
 		}
 		if r.Time != nil {
@@ -291,7 +293,7 @@ func mergeRuns(in []shardRun) (*Run, error) {
 			startSeconds += max(0, r.Time.ServerSeconds-cells)
 		}
 		hosts = append(hosts, r.Host)
-		rec.Merged = append(rec.Merged, MergedShard{K: k, Dir: s.dir, Host: r.Host, Status: r.Status, Started: r.Started,
+		rec.Merged = append(rec.Merged, record.MergedShard{K: k, Dir: s.dir, Host: r.Host, Status: r.Status, Started: r.Started,
 			Finished: r.Finished, CellRuns: len(r.Cells), PlanRuns: len(r.Plan), WholeRounds: r.Shard.WholeRounds, Time: r.Time})
 	}
 	have := map[int]bool{}
@@ -308,9 +310,9 @@ func mergeRuns(in []shardRun) (*Run, error) {
 	rec.Partial = len(m.Cells) < rec.PlanRuns
 	if rec.Partial {
 		m.Notes = append(m.Notes, fmt.Sprintf("partial merge: %d of the plan's %d cell runs (missing shards: %s)",
-			len(m.Cells), rec.PlanRuns, intsOrNone(rec.Missing)))
-		if status == StatusFinished {
-			status = StatusInterrupted
+			len(m.Cells), rec.PlanRuns, section.IntsOrNone(rec.Missing)))
+		if status == record.StatusFinished {
+			status = record.StatusInterrupted
 		}
 	}
 	m.Status = status
@@ -322,22 +324,11 @@ func mergeRuns(in []shardRun) (*Run, error) {
 	return &m, nil
 }
 
-func intsOrNone(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // mergeHosts is the merged run's host: each text field the distinct
 // values of the shards' hosts, joined; a number that differs is the first
 // shard's (every shard's host is in Shard.Merged).
-func mergeHosts(hs []Host) Host {
-	join := func(get func(Host) string) string {
+func mergeHosts(hs []record.Host) record.Host {
+	join := func(get func(record.Host) string) string {
 		var vals []string
 		for _, h := range hs {
 			if v := get(h); !slices.Contains(vals, v) {
@@ -347,11 +338,11 @@ func mergeHosts(hs []Host) Host {
 		return strings.Join(vals, ", ")
 	}
 	h := hs[0]
-	h.Hostname = join(func(h Host) string { return h.Hostname })
-	h.CPUModel = join(func(h Host) string { return h.CPUModel })
-	h.Kernel = join(func(h Host) string { return h.Kernel })
-	h.Storage = join(func(h Host) string { return h.Storage })
-	h.Filesystem = join(func(h Host) string { return h.Filesystem })
+	h.Hostname = join(func(h record.Host) string { return h.Hostname })
+	h.CPUModel = join(func(h record.Host) string { return h.CPUModel })
+	h.Kernel = join(func(h record.Host) string { return h.Kernel })
+	h.Storage = join(func(h record.Host) string { return h.Storage })
+	h.Filesystem = join(func(h record.Host) string { return h.Filesystem })
 	return h
 }
 
@@ -359,7 +350,7 @@ func mergeHosts(hs []Host) Host {
 // it) and intervals.csv from the shards' own rows, both in plan order. A
 // shard's interval rows of a cell run its run.json does not list (one cut
 // short by a kill) are left out.
-func writeMergedCSV(out string, in []shardRun, m *Run) error {
+func writeMergedCSV(out string, in []shardRun, m *record.Run) error {
 	rows := make([][]string, 0, len(m.Cells))
 	for i := range m.Cells {
 		rows = append(rows, CellRow(&m.Cells[i], m.Columns))
@@ -451,7 +442,7 @@ func copyExtras(out string, in []shardRun) error {
 				}
 				return nil
 			}
-			return writeFileAtomic(dst, b)
+			return section.WriteFileAtomic(dst, b)
 		})
 		if err != nil {
 			return fmt.Errorf("merge %s: %w", s.dir, err)

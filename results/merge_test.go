@@ -11,31 +11,33 @@ import (
 	"time"
 
 	"benchmatrix/engine"
+	"benchmatrix/record"
+	"benchmatrix/shard"
 )
 
 // shardDirs writes n synthetic shard runs of a flush-like plan (3 cells ×
 // rounds repeats, round k in shard (k-1)%n+1, as shard.Assign does) and
 // returns their directories; edit changes a shard's run before writing.
-func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *Run)) []string {
+func shardDirs(t *testing.T, n, rounds int, edit func(k int, r *record.Run)) []string {
 	t.Helper()
 	base := flushRun("", map[string][]float64{
 		"b1e1": make([]float64, rounds), "b0e1": make([]float64, rounds), "b0e0": make([]float64, rounds),
 	})
-	var plan []PlanCell
+	var plan []record.PlanCell
 	for _, c := range base.Cells {
-		plan = append(plan, PlanCell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+		plan = append(plan, record.PlanCell{Index: c.Index, Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
 	}
 	root := t.TempDir()
 	var dirs []string
 	for k := 1; k <= n; k++ {
 		r := *base
-		r.Tool = Tool{Name: "benchmatrix", Version: "v-test"}
+		r.Tool = record.Tool{Name: "benchmatrix", Version: "v-test"}
 		r.ManifestHash = "aaaa"
-		r.Host = Host{Hostname: "host" + string(rune('0'+k)), Cores: 2}
-		r.Status = StatusFinished
+		r.Host = record.Host{Hostname: "host" + string(rune('0'+k)), Cores: 2}
+		r.Status = record.StatusFinished
 		r.Started = time.Date(2026, 1, 1, 0, 0, k, 0, time.UTC)
 		r.Finished = r.Started.Add(time.Minute)
-		r.Shard = &ShardRecord{K: k, N: n, PlanSHA256: "pppp", PlanRuns: len(plan)}
+		r.Shard = &record.ShardRecord{K: k, N: n, PlanSHA256: "pppp", PlanRuns: len(plan)}
 		r.Cells, r.Plan = nil, nil
 		for i, c := range base.Cells {
 			if (c.Repeat-1)%n+1 != k {
@@ -133,14 +135,14 @@ func TestMergeRefuses(t *testing.T) {
 		want []string
 	}{
 		{"another manifest", func(t *testing.T) []string {
-			return shardDirs(t, 2, 2, func(k int, r *Run) {
+			return shardDirs(t, 2, 2, func(k int, r *record.Run) {
 				if k == 2 {
 					r.ManifestHash = "bbbb"
 				}
 			})
 		}, MergeOptions{}, []string{"manifest (sha256) differs", "shard1 has \"aaaa\"", "shard2 has \"bbbb\""}},
 		{"another tool version", func(t *testing.T) []string {
-			return shardDirs(t, 2, 2, func(k int, r *Run) {
+			return shardDirs(t, 2, 2, func(k int, r *record.Run) {
 				if k == 2 {
 					r.Tool.Version = "v-other"
 				}
@@ -152,14 +154,14 @@ func TestMergeRefuses(t *testing.T) {
 			return []string{a[0], b[1]}
 		}, MergeOptions{}, []string{"shard count differs", "shard1 has 2", "shard2 has 3"}},
 		{"another plan", func(t *testing.T) []string {
-			return shardDirs(t, 2, 2, func(k int, r *Run) {
+			return shardDirs(t, 2, 2, func(k int, r *record.Run) {
 				if k == 1 {
 					r.Shard.PlanSHA256 = "qqqq"
 				}
 			})
 		}, MergeOptions{}, []string{"plan (sha256"}},
 		{"another server version", func(t *testing.T) []string {
-			return shardDirs(t, 2, 2, func(k int, r *Run) { r.Server.Version = "10.11." + string(rune('0'+k)) })
+			return shardDirs(t, 2, 2, func(k int, r *record.Run) { r.Server.Version = "10.11." + string(rune('0'+k)) })
 		}, MergeOptions{}, []string{"server version differs"}},
 		{"a shard twice", func(t *testing.T) []string {
 			d := shardDirs(t, 2, 2, nil)
@@ -175,14 +177,14 @@ func TestMergeRefuses(t *testing.T) {
 			return shardDirs(t, 3, 3, nil)[:2]
 		}, MergeOptions{}, []string{"shard 3/3 missing (--partial"}},
 		{"an unfinished shard", func(t *testing.T) []string {
-			return shardDirs(t, 2, 2, func(k int, r *Run) {
+			return shardDirs(t, 2, 2, func(k int, r *record.Run) {
 				if k == 2 {
-					r.Cells, r.Status = r.Cells[:1], StatusInterrupted
+					r.Cells, r.Status = r.Cells[:1], record.StatusInterrupted
 				}
 			})
 		}, MergeOptions{}, []string{"shard 2/2", "has 1 of its 3 cell runs (interrupted)", "--resume"}},
 		{"not a shard", func(t *testing.T) []string {
-			return shardDirs(t, 1, 1, func(k int, r *Run) { r.Shard = nil })
+			return shardDirs(t, 1, 1, func(k int, r *record.Run) { r.Shard = nil })
 		}, MergeOptions{}, []string{"not a shard run"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,7 +213,7 @@ func TestMergePartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.Shard.Partial || len(m.Shard.Missing) != 1 || m.Shard.Missing[0] != 3 || len(m.Cells) != 6 || m.Status != StatusInterrupted {
+	if !m.Shard.Partial || len(m.Shard.Missing) != 1 || m.Shard.Missing[0] != 3 || len(m.Cells) != 6 || m.Status != record.StatusInterrupted {
 		t.Errorf("partial merge: %d cells, status %s, record %+v", len(m.Cells), m.Status, m.Shard)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, SummaryFile))
@@ -225,9 +227,9 @@ func TestMergePartial(t *testing.T) {
 // time are said to have competed.
 func TestShardConclusionCutRounds(t *testing.T) {
 	r := flushRun("", map[string][]float64{"b1e1": {100, 110}, "b0e1": {200, 210}, "b0e0": {300, 310}})
-	r.Shard = &ShardRecord{N: 2, PlanRuns: 6, Merged: []MergedShard{
-		{K: 1, Host: Host{Hostname: "a"}, Started: time.Unix(0, 0), Finished: time.Unix(100, 0)},
-		{K: 2, Host: Host{Hostname: "a"}, Started: time.Unix(50, 0), Finished: time.Unix(150, 0)},
+	r.Shard = &record.ShardRecord{N: 2, PlanRuns: 6, Merged: []record.MergedShard{
+		{K: 1, Host: record.Host{Hostname: "a"}, Started: time.Unix(0, 0), Finished: time.Unix(100, 0)},
+		{K: 2, Host: record.Host{Hostname: "a"}, Started: time.Unix(50, 0), Finished: time.Unix(150, 0)},
 	}}
 	for i := range r.Cells {
 		// Cut each round in two: b1e1 in shard 1, the rest in shard 2.
@@ -255,18 +257,18 @@ func TestShardCompareWarnings(t *testing.T) {
 	one := flushRun("", map[string][]float64{"b1e1": {100}, "b0e1": {200}, "b0e0": {300}})
 	one.Host.Hostname = "solo"
 	merged := flushRun("", map[string][]float64{"b1e1": {100}, "b0e1": {200}, "b0e0": {300}})
-	merged.Shard = &ShardRecord{N: 2, Merged: []MergedShard{{K: 1}, {K: 2}}}
+	merged.Shard = &record.ShardRecord{N: 2, Merged: []record.MergedShard{{K: 1}, {K: 2}}}
 	for i := range merged.Cells {
 		merged.Cells[i].Shard, merged.Cells[i].Host = 1+i%2, []string{"x", "y"}[i%2]
 	}
-	if w := shardCompareWarnings(one, one); w != nil {
+	if w := shard.Report.CompareWarnings(one, one); w != nil {
 		t.Errorf("two unsharded runs: %v", w)
 	}
-	w := strings.Join(shardCompareWarnings(one, merged), "")
+	w := strings.Join(shard.Report.CompareWarnings(one, merged), "")
 	if !strings.Contains(w, "base on 1 host (solo), new on 2 (x, y)") {
 		t.Errorf("warning %q", w)
 	}
-	if w := strings.Join(shardCompareWarnings(merged, merged), ""); !strings.Contains(w, "same hosts (x, y)") {
+	if w := strings.Join(shard.Report.CompareWarnings(merged, merged), ""); !strings.Contains(w, "same hosts (x, y)") {
 		t.Errorf("warning %q", w)
 	}
 }

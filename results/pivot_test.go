@@ -8,17 +8,18 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 )
 
-func pivotRun(pivot string) *Run {
-	r := &Run{Experiment: "p", Baseline: "a", Axes: []string{"threads"}, Pivot: pivot, Columns: []string{"sync_binlog", "threads"}}
+func pivotRun(pivot string) *record.Run {
+	r := &record.Run{Experiment: "p", Baseline: "a", Axes: []string{"threads"}, Pivot: pivot, Columns: []string{"sync_binlog", "threads"}}
 	for _, sc := range []struct{ name, sb string }{{"a", "1"}, {"b", "0"}} {
 		for i, th := range []string{"1", "8"} {
 			events := int64(100 * (i + 1))
 			if sc.name == "b" {
 				events *= 2
 			}
-			r.Cells = append(r.Cells, Cell{Name: sc.name + "/threads=" + th, Scenario: sc.name, Repeat: 1, Status: CellOK,
+			r.Cells = append(r.Cells, record.Cell{Name: sc.name + "/threads=" + th, Scenario: sc.name, Repeat: 1, Status: record.CellOK,
 				Params: []experiment.Param{{Name: "sync_binlog", Value: sc.sb}, {Name: "threads", Value: th}},
 				Result: &engine.Result{Events: events, Elapsed: time.Second}})
 		}

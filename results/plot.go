@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"errors"
@@ -16,14 +15,15 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/engine"
+	"benchmatrix/features"
+	"benchmatrix/figure"
+	"benchmatrix/record"
+	"benchmatrix/section"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // PlotsDir is the folder of a results directory that holds the plots.
@@ -163,7 +163,7 @@ type plotGroup struct {
 	part, parts int
 }
 
-func plotGroups(r *Run) []plotGroup {
+func plotGroups(r *record.Run) []plotGroup {
 	var groups []plotGroup
 	at := map[string]int{}
 	seen := map[string]bool{}
@@ -190,23 +190,23 @@ func plotGroups(r *Run) []plotGroup {
 // PlotFiles returns the figures WritePlots draws for r, in order: the bar
 // chart of the cells' headline figure (tps, NOPM), then one time-series figure per group of cells that differ
 // only by scenario. It depends on r alone, so summary.md can link them.
-func PlotFiles(r *Run) []PlotFile {
+func PlotFiles(r *record.Run) []PlotFile {
 	anyOK := false
 	for _, c := range r.Cells {
-		anyOK = anyOK || c.Status == CellOK
+		anyOK = anyOK || c.Status == record.CellOK
 	}
 	if !anyOK {
 		return nil
 	}
 	fig := analysis.RunFigure(r) // analysis/headline.go: NOPM for tpcc cells
-	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + safeName(fig.Name) + ".png"}}
-	used := map[string]bool{safeName(fig.Name): true}
+	files := []PlotFile{{Title: fig.Label + " by cell", Path: PlotsDir + "/" + figure.SafeName(fig.Name) + ".png"}}
+	used := map[string]bool{figure.SafeName(fig.Name): true}
 	for _, g := range plotGroups(r) {
 		title := "tps and p95 latency over time"
 		name := "series"
 		if g.key != "" {
 			title += ": " + groupLabel(g.key)
-			name += "-" + safeName(g.key)
+			name += "-" + figure.SafeName(g.key)
 		} else if _, common := shortLabels(g.cells); len(common) > 0 {
 			title += ": " + strings.Join(common, ", ")
 		}
@@ -223,40 +223,40 @@ func PlotFiles(r *Run) []PlotFile {
 	if f, ok := repeatsFile(r); ok { // plot_repeats.go
 		files = append(files, f)
 	}
-	for _, cp := range capacityPlots(r) { // capacity.go
-		files = append(files, cp.file)
+	for _, f := range featureFigures(r) {
+		files = append(files, f.file)
 	}
 	return files
 }
 
-func groupLabel(key string) string { return strings.ReplaceAll(key, "/", ", ") }
+// featureFigure is a feature's figure as a file of the plots directory.
+type featureFigure struct {
+	section.Figure
+	file PlotFile
+}
 
-// safeName makes s a file name that is safe on common filesystems and in
-// Markdown links: letters, digits and . _ = + , - stay, the rest is "_";
-// a long name is cut and made unique with a hash.
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("._=+,-", r):
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+// featureFigures are the features' figures (features.Reports: the capacity
+// curves), after results' own.
+func featureFigures(r *record.Run) []featureFigure {
+	var out []featureFigure
+	for _, f := range features.Reports {
+		if f.Figures == nil {
+			continue
 		}
-	}
-	out := strings.TrimLeft(b.String(), ".")
-	if len(out) > 100 {
-		sum := sha256.Sum256([]byte(s))
-		out = fmt.Sprintf("%s-%x", out[:90], sum[:4])
+		for _, fig := range f.Figures(r) {
+			out = append(out, featureFigure{Figure: fig, file: PlotFile{Title: fig.Title, Path: PlotsDir + "/" + fig.Name}})
+		}
 	}
 	return out
 }
+
+func groupLabel(key string) string { return strings.ReplaceAll(key, "/", ", ") }
 
 // WritePlots draws the figures of PlotFiles(r) as PNG files under
 // dir/plots, reading the per-second series from dir/intervals.csv, so it
 // works on stored results. Each file is replaced atomically. It returns the
 // files written; on an error it still writes the figures it can.
-func WritePlots(dir string, r *Run) ([]PlotFile, error) {
+func WritePlots(dir string, r *record.Run) ([]PlotFile, error) {
 	files := PlotFiles(r)
 	if len(files) == 0 {
 		return nil, nil
@@ -274,7 +274,7 @@ func WritePlots(dir string, r *Run) ([]PlotFile, error) {
 	draw := func(f PlotFile, render func() ([]byte, error)) {
 		b, err := render()
 		if err == nil {
-			err = writeFileAtomic(filepath.Join(dir, filepath.FromSlash(f.Path)), b)
+			err = section.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(f.Path)), b)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("plot %s: %w", f.Path, err))
@@ -290,8 +290,8 @@ func WritePlots(dir string, r *Run) ([]PlotFile, error) {
 	if _, ok := repeatsFile(r); ok {
 		draw(files[len(groups)+1], func() ([]byte, error) { return repeatsFigure(r) })
 	}
-	for _, cp := range capacityPlots(r) { // capacity.go
-		draw(cp.file, func() ([]byte, error) { return capacityFigure(r, cp.cell) })
+	for _, f := range featureFigures(r) {
+		draw(f.file, f.Draw)
 	}
 	return written, errors.Join(errs...)
 }
@@ -310,7 +310,7 @@ type palette struct {
 	index      map[string]int
 }
 
-func newPalette(r *Run) palette {
+func newPalette(r *record.Run) palette {
 	p := palette{index: map[string]int{}}
 	for _, c := range r.Cells {
 		p.byScenario = p.byScenario || c.Scenario != ""
@@ -324,51 +324,35 @@ func newPalette(r *Run) palette {
 	return p
 }
 
-func (p palette) key(c Cell) string {
+func (p palette) key(c record.Cell) string {
 	if p.byScenario {
 		return c.Scenario
 	}
 	return c.Name
 }
 
-func (p palette) color(c Cell) color.RGBA { return plotColors[p.index[p.key(c)]%len(plotColors)] }
+func (p palette) color(c record.Cell) color.RGBA {
+	return plotColors[p.index[p.key(c)]%len(plotColors)]
+}
 
 func withAlpha(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a} }
 
 var (
 	warmupShade = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x30}
-	gridColor   = color.Gray{Y: 0xe4}
-	textColor   = color.Gray{Y: 0x40}
 )
 
 // Figure geometry: 1100 x 700 px for the time series.
 const (
-	plotDPI       = 110
 	seriesWidth   = 10 * vg.Inch
 	seriesHeight  = 7 * vg.Inch
-	barWidth      = 9 * vg.Inch
 	lineWidth     = 1.6
 	repeatWidth   = 0.7
 	maxLegendText = 44
 )
 
-// plotFont is the sans-serif face of the fonts gonum/plot embeds.
-var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-func textStyle(size vg.Length, c color.Color) text.Style {
-	return text.Style{Color: c, Font: font.From(plotFont, size), Handler: plot.DefaultTextHandler}
-}
-
-// restyle changes a text style's font size and colour, keeping its
-// alignment and rotation.
-func restyle(s *text.Style, size vg.Length, c color.Color) {
-	s.Font = font.From(plotFont, size)
-	s.Color = c
-}
-
 // cellRun is one repeat of one cell, ready to draw.
 type cellRun struct {
-	cell   Cell
+	cell   record.Cell
 	points []IntervalPoint
 }
 
@@ -438,7 +422,7 @@ func segments(pts []IntervalPoint, value func(IntervalPoint) float64) (warm, run
 // stallSpans translates a cell run's stall episodes (indexes into its
 // measured intervals, those with phase=run and a positive length, as the
 // detector saw them) to [from, to] ranges of t.
-func stallSpans(c Cell, pts []IntervalPoint) [][2]float64 {
+func stallSpans(c record.Cell, pts []IntervalPoint) [][2]float64 {
 	if c.Stalls == nil || len(c.Stalls.Episodes) == 0 {
 		return nil
 	}
@@ -489,7 +473,7 @@ func (b *bands) Thumbnail(c *draw.Canvas) {
 // a line per scenario (per cell without scenarios) and per repeat, the
 // warm-up shaded grey and dashed, stall episodes shaded in the line's
 // colour, the legend beside the panels.
-func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
+func seriesFigure(r *record.Run, g plotGroup, ivs map[string][]IntervalPoint, pal palette) ([]byte, error) {
 	colors := figureColors(r, g, pal) // plot_layout.go
 	short, _ := shortLabels(g.cells)
 	inGroup := map[string]bool{}
@@ -503,7 +487,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		if !inGroup[c.Name] {
 			continue
 		}
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			failed[c.Name]++
 			continue
 		}
@@ -604,11 +588,11 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	}
 	for _, p := range panels {
 		gr := plotter.NewGrid()
-		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 		p.Add(gr)
 	}
 
-	var legend []legendItem
+	var legend []figure.Legend
 	legended := map[string]bool{}
 	for _, cr := range runs {
 		clr := colors[cr.cell.Name]
@@ -673,7 +657,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 		if thumb == nil {
 			thumb = &lineThumb{color: clr}
 		}
-		legend = append(legend, legendItem{clip(label, maxLegendText), thumb})
+		legend = append(legend, figure.Legend{Label: figure.Clip(label, maxLegendText), Thumb: thumb})
 	}
 	for _, n := range g.cells {
 		if !legended[n] && failed[n] > 0 {
@@ -683,14 +667,14 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 					label = c.Scenario
 				}
 			}
-			legend = append(legend, legendItem{clip(label+" (failed)", maxLegendText), &lineThumb{color: color.Gray{Y: 0xb0}}})
+			legend = append(legend, figure.Legend{Label: figure.Clip(label+" (failed)", maxLegendText), Thumb: &lineThumb{color: color.Gray{Y: 0xb0}}})
 		}
 	}
 	if warmBand != nil {
-		legend = append(legend, legendItem{"warm-up (excluded from the results)", warmBand})
+		legend = append(legend, figure.Legend{Label: "warm-up (excluded from the results)", Thumb: warmBand})
 	}
 	if len(stallColors) > 0 {
-		legend = append(legend, legendItem{"stall (shaded in the line's colour)", stallColors})
+		legend = append(legend, figure.Legend{Label: "stall (shaded in the line's colour)", Thumb: stallColors})
 	}
 
 	tpsP.Y.Label.Text = "tps"
@@ -725,10 +709,10 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	}
 	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, maxT
-		restyle(&p.X.Label.TextStyle, 11, textColor)
-		restyle(&p.Y.Label.TextStyle, 11, textColor)
-		restyle(&p.X.Tick.Label, 10, textColor)
-		restyle(&p.Y.Tick.Label, 10, textColor)
+		figure.Restyle(&p.X.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.Y.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+		figure.Restyle(&p.Y.Tick.Label, 10, figure.TextColor)
 	}
 
 	title := r.Experiment + ": tps and p95 latency over time"
@@ -755,7 +739,7 @@ func seriesFigure(r *Run, g plotGroup, ivs map[string][]IntervalPoint, pal palet
 	if len(panels) > 2 {
 		height = seriesHeight * vg.Length(len(panels)) / 2 * 0.8
 	}
-	return renderFigure(seriesWidth, height, title, caption, rows, legend)
+	return figure.Render(seriesWidth, height, title, caption, rows, legend)
 }
 
 // stripes is a legend swatch of vertical stripes, one per colour.
@@ -775,19 +759,6 @@ type lineThumb struct{ color color.Color }
 func (t *lineThumb) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(draw.LineStyle{Color: t.color, Width: vg.Points(lineWidth)}, c.Min.X, y, c.Max.X, y)
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// legendItem is one entry of a figure's legend.
-type legendItem struct {
-	label string
-	thumb plot.Thumbnailer
 }
 
 // timeTicks marks seconds at a round step (1, 2, 5, 10, 15, 30 s, 1, 2, 5,
@@ -825,94 +796,12 @@ func (t timeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// wrap breaks text into lines no wider than width.
-func wrap(sty text.Style, s string, width vg.Length) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		next := w
-		if line != "" {
-			next = line + " " + w
-		}
-		if line != "" && sty.Rectangle(next).Size().X > width {
-			lines = append(lines, line)
-			next = w
-		}
-		line = next
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// renderFigure lays out a title, a caption and the legend (in rows, above
-// the panels where it cannot hide data), then the panels aligned on their
-// data areas; it returns the PNG.
-func renderFigure(w, h vg.Length, title, caption string, panels [][]*plot.Plot, legend []legendItem) ([]byte, error) {
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
-	dc := draw.New(img)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-
-	pad := vg.Points(8)
-	left := dc.Min.X + pad
-	ts := textStyle(14, color.Black)
-	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
-	y := dc.Max.Y - pad
-	title = clip(title, 120)
-	dc.FillText(ts, vg.Point{X: left, Y: y}, title)
-	y -= ts.Rectangle(title).Size().Y + vg.Points(4)
-	if caption != "" {
-		cs := textStyle(9.5, textColor)
-		cs.XAlign, cs.YAlign = draw.XLeft, draw.YTop
-		for _, line := range wrap(cs, caption, dc.Max.X-pad-left) {
-			dc.FillText(cs, vg.Point{X: left, Y: y}, line)
-			y -= cs.Rectangle(line).Size().Y
-		}
-		y -= vg.Points(4)
-	}
-	if len(legend) > 0 {
-		ls := textStyle(10, color.Black)
-		ls.YAlign = draw.YCenter
-		thumbW, rowH, gap := vg.Points(22), vg.Points(15), vg.Points(5)
-		x := left
-		y -= rowH / 2
-		for _, it := range legend {
-			iw := thumbW + gap + ls.Rectangle(it.label).Size().X + 3*gap
-			if x > left && x+iw > dc.Max.X-pad {
-				x = left
-				y -= rowH
-			}
-			tc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: x, Y: y - rowH/2 + vg.Points(2)}, Max: vg.Point{X: x + thumbW, Y: y + rowH/2 - vg.Points(2)}}}
-			it.thumb.Thumbnail(&tc)
-			dc.FillText(ls, vg.Point{X: x + thumbW + gap, Y: y}, it.label)
-			x += iw
-		}
-		y -= rowH / 2
-	}
-	area := draw.Crop(dc, 0, 0, 0, -(dc.Max.Y - y))
-	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadY: vg.Points(6), PadLeft: pad, PadRight: 2 * pad, PadBottom: pad / 2, PadTop: pad / 2}
-	canvases := plot.Align(panels, tiles, area)
-	for i, row := range panels {
-		for j, p := range row {
-			p.Draw(canvases[i][j])
-		}
-	}
-	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
 // barChart draws plots/tps.png (plots/nopm.png for tpcc cells: the
 // run's headline figure, analysis.RunFigure): one horizontal bar per cell, the
 // median over its successful repeats, with a min–max whisker when
 // repeated, coloured like the cell's lines in the time-series figures, and
 // beside it the Conclusion's ratio, on the same figure.
-func barChart(r *Run, pal palette) ([]byte, error) {
+func barChart(r *record.Run, pal palette) ([]byte, error) {
 	fig := analysis.RunFigure(r)
 	sums := r.Summaries()
 	bars, names, repeated, withRatio := headlineBars(r, pal, fig)
@@ -922,7 +811,7 @@ func barChart(r *Run, pal palette) ([]byte, error) {
 	}
 	p := plot.New()
 	gr := plotter.NewGrid()
-	gr.Vertical.Color = gridColor
+	gr.Vertical.Color = figure.GridColor
 	gr.Horizontal.Width = 0
 	p.Add(gr, bars)
 	p.NominalY(names...)
@@ -940,22 +829,22 @@ func barChart(r *Run, pal palette) ([]byte, error) {
 	if repeated {
 		p.X.Label.Text += "; whiskers: min to max"
 	}
-	restyle(&p.X.Label.TextStyle, 11, textColor)
-	restyle(&p.X.Tick.Label, 10, textColor)
-	restyle(&p.Y.Tick.Label, 10, color.Black)
+	figure.Restyle(&p.X.Label.TextStyle, 11, figure.TextColor)
+	figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+	figure.Restyle(&p.Y.Tick.Label, 10, color.Black)
 	h := vg.Inch + vg.Length(len(sums))*0.34*vg.Inch
 	caption := "Measured window only (warm-up excluded)."
 	if withRatio {
 		caption += " Beside each bar, its ratio to the baseline as in the Conclusion: paired by round, with its 95% interval from " +
 			strconv.Itoa(analysis.MinRoundsForRatioCI()) + " rounds on."
 	}
-	return renderFigure(barWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
+	return figure.Render(figure.BarWidth, max(h, 2.4*vg.Inch), r.Experiment+": "+fig.Label+" by cell", caption, [][]*plot.Plot{{p}}, nil)
 }
 
 // headlineBars is the bars of barChart (figure fig) in run order, their
 // names, whether any cell was repeated and whether any bar carries a
 // ratio.
-func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, bool, bool) {
+func headlineBars(r *record.Run, pal palette, fig engine.Headline) (*hbars, []string, bool, bool) {
 	sums := r.Summaries()
 	bars := &hbars{}
 	var names []string
@@ -980,10 +869,10 @@ func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, b
 				// none repeats; the axis names every bar.
 				b.color = plotColors[0]
 			}
-			if c.Status == CellOK && c.Result != nil {
+			if c.Status == record.CellOK && c.Result != nil {
 				v := c.Result.TPS()
 				if fig.Name != engine.TPS.Name {
-					v = CellValue(&c, fig.Name)
+					v = record.CellValue(&c, fig.Name)
 				}
 				if math.IsNaN(v) {
 					continue
@@ -993,11 +882,11 @@ func headlineBars(r *Run, pal palette, fig engine.Headline) (*hbars, []string, b
 			}
 		}
 		if fig.Name != engine.TPS.Name {
-			b.median = Median(vals)
+			b.median = record.Median(vals)
 		}
 		repeated = repeated || s.Runs > 1
 		bars.bars = append(bars.bars, b)
-		names = append(names, clip(s.Name, 60))
+		names = append(names, figure.Clip(s.Name, 60))
 	}
 	// A log axis when the cells differ by more than logSpread times: the
 	// bars start at the decade below the smallest.
@@ -1063,7 +952,7 @@ func (h *hbars) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 func (h *hbars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	ts := textStyle(9.5, textColor)
+	ts := figure.TextStyle(9.5, figure.TextColor)
 	ts.YAlign = draw.YCenter
 	for _, b := range h.bars {
 		y := trY(b.y)
@@ -1098,7 +987,7 @@ type seriesPanel struct {
 
 // seriesPanelSource contributes a feature's panels, and what the caption
 // says of them, for the cell runs one figure draws.
-type seriesPanelSource func(r *Run, runs []cellRun) (panels []seriesPanel, caption string)
+type seriesPanelSource func(r *record.Run, runs []cellRun) (panels []seriesPanel, caption string)
 
 // seriesPanelSources are the features' panels, in figure order: a new one
 // is its function and one line here.
@@ -1106,23 +995,66 @@ func seriesPanelSources() []seriesPanelSource {
 	return []seriesPanelSource{
 		headlinePanel, // plot.go: the figure the Conclusion compares, when not tps
 		ioPanels,      // plot.go: the mechanism next to the throughput
-		userPanels,    // topology.go: [[observe.metric]] columns
+		userPanels,    // plot.go: [[observe.metric]] columns
 		readsPanel,    // steady.go: reads from the disk, in runs with a cold start
 	}
 }
 
-// seriesMarkSources are the features' marks drawn over every panel for
-// each cell run.
-func seriesMarkSources() []func(panels []*plot.Plot, c Cell) {
-	return []func([]*plot.Plot, Cell){
-		addEventMarks, // topology.go: node events
+// seriesMarkSources are the marks drawn over every panel for each cell
+// run.
+func seriesMarkSources() []func(panels []*plot.Plot, c record.Cell) {
+	return []func([]*plot.Plot, record.Cell){
+		addFeatureMarks, // the features' (a topology's node events)
+	}
+}
+
+// markLines draws a cell run's marks as vertical lines labelled with what
+// happened ("node2 pause"), over the whole panel.
+type markLines struct {
+	marks []section.Mark
+	color color.Color
+}
+
+func (m *markLines) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	line := draw.LineStyle{Color: m.color, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+	sty := figure.TextStyle(vg.Points(7), m.color)
+	for _, mk := range m.marks {
+		x := trX(mk.At)
+		if x < c.Min.X || x > c.Max.X {
+			continue
+		}
+		c.StrokeLine2(line, x, c.Min.Y, x, c.Max.Y)
+		label := mk.Label
+		if mk.Failed {
+			label += " (failed)"
+		}
+		c.FillText(sty, vg.Point{X: x + vg.Points(2), Y: c.Max.Y - vg.Points(9)}, label)
+	}
+}
+
+// addFeatureMarks marks a cell run's features' marks (features.Reports)
+// on every panel.
+func addFeatureMarks(panels []*plot.Plot, c record.Cell) {
+	var ms []section.Mark
+	for _, f := range features.Reports {
+		if f.Marks != nil {
+			ms = append(ms, f.Marks(c)...)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	m := &markLines{marks: ms, color: color.RGBA{R: 0x80, G: 0x20, B: 0x20, A: 0xff}}
+	for _, p := range panels {
+		p.Add(m)
 	}
 }
 
 // headlinePanel is the run's headline figure per interval (NOPM for tpcc
 // cells, from intervals.csv's column), under tps: the Conclusion compares
 // it, so the figure that explains a ratio shows it over time.
-func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
+func headlinePanel(r *record.Run, runs []cellRun) ([]seriesPanel, string) {
 	fig := analysis.RunFigure(r) // analysis/headline.go
 	if fig.Name == engine.TPS.Name {
 		return nil, ""
@@ -1146,7 +1078,7 @@ func headlinePanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
 
 // ioPanels are fsyncs per second and the device's await, when the sampler
 // recorded them: the mechanism next to the throughput.
-func ioPanels(_ *Run, runs []cellRun) ([]seriesPanel, string) {
+func ioPanels(_ *record.Run, runs []cellRun) ([]seriesPanel, string) {
 	fsyncs, await := false, false
 	for _, cr := range runs {
 		for _, p := range cr.points {
@@ -1187,4 +1119,30 @@ func fsyncsOf(p IntervalPoint) float64 {
 		return math.NaN()
 	}
 	return sum
+}
+
+// maxUserPanels bounds the user-metric panels of plots/series.png.
+const maxUserPanels = 6
+
+// userPanels are the [[observe.metric]] columns (Run.UserMetrics) drawn
+// under the built-in panels of plots/series.png, at most maxUserPanels.
+func userPanels(r *record.Run, _ []cellRun) ([]seriesPanel, string) {
+	var out []seriesPanel
+	var cols []string
+	for _, col := range r.UserMetrics {
+		if len(out) == maxUserPanels {
+			break
+		}
+		out = append(out, seriesPanel{label: col, value: func(p IntervalPoint) float64 {
+			if v, ok := p.Metrics[col]; ok {
+				return v
+			}
+			return math.NaN()
+		}})
+		cols = append(cols, col)
+	}
+	if len(out) == 0 {
+		return nil, ""
+	}
+	return out, " Then your [[observe.metric]] columns: " + strings.Join(cols, ", ") + "."
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"benchmatrix/record"
 )
 
 // How many cells' lines one series figure holds, and how its colours and
@@ -40,7 +42,7 @@ func splitGroups(groups []plotGroup) []plotGroup {
 // figureColors gives each cell of a figure its colour: the palette's when
 // no two of the figure's cells share one, else one per distinct key by
 // position (a figure has at most maxSeries keys, fewer than the colours).
-func figureColors(r *Run, g plotGroup, pal palette) map[string]color.RGBA {
+func figureColors(r *record.Run, g plotGroup, pal palette) map[string]color.RGBA {
 	in := map[string]bool{}
 	for _, n := range g.cells {
 		in[n] = true

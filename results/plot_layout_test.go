@@ -13,6 +13,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 )
 
 // Twelve cells without scenarios: two small multiples of six lines, no
@@ -20,13 +21,13 @@ import (
 // parameters in the title.
 func TestPlotLayoutManyCells(t *testing.T) {
 	t.Parallel()
-	var cells []Cell
+	var cells []record.Cell
 	for _, e := range []string{"innodb", "myisam"} {
 		for _, th := range []int{1, 2, 4, 8, 16, 32} {
-			cells = append(cells, Cell{Name: fmt.Sprintf("engine=%s/threads=%d/table_size=1000", e, th), Status: CellOK, Repeat: 1})
+			cells = append(cells, record.Cell{Name: fmt.Sprintf("engine=%s/threads=%d/table_size=1000", e, th), Status: record.CellOK, Repeat: 1})
 		}
 	}
-	r := &Run{Cells: cells}
+	r := &record.Run{Cells: cells}
 	groups := plotGroups(r)
 	if len(groups) != 2 || len(groups[0].cells) != 6 || groups[1].part != 2 || groups[1].parts != 2 {
 		t.Fatalf("groups %+v, want 2 parts of 6", groups)
@@ -71,10 +72,10 @@ func TestWritePlotsManyCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r := &Run{Experiment: "many", Columns: []string{"threads"}, Status: StatusFinished}
+	r := &record.Run{Experiment: "many", Columns: []string{"threads"}, Status: record.StatusFinished}
 	for i := 0; i < 12; i++ {
 		th := fmt.Sprint(1 << (i / 2))
-		c := Cell{Name: fmt.Sprintf("engine=%s/threads=%s", []string{"innodb", "myisam"}[i%2], th), Index: i, Repeat: 1, Status: CellOK,
+		c := record.Cell{Name: fmt.Sprintf("engine=%s/threads=%s", []string{"innodb", "myisam"}[i%2], th), Index: i, Repeat: 1, Status: record.CellOK,
 			Params: []experiment.Param{{Name: "threads", Value: th}}}
 		res := &engine.Result{Elapsed: 10 * time.Second}
 		for s := 0; s < 10; s++ {
@@ -118,7 +119,7 @@ func TestRepeatsFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r := &Run{Experiment: "warmup", Status: StatusFinished}
+	r := &record.Run{Experiment: "warmup", Status: record.StatusFinished}
 	idx := 0
 	for rep := 1; rep <= 6; rep++ {
 		for _, sc := range []string{"cold", "warm"} {
@@ -128,7 +129,7 @@ func TestRepeatsFigure(t *testing.T) {
 			} else {
 				tps += int64(10 * (rep % 2))
 			}
-			c := Cell{Name: sc, Scenario: sc, Index: idx, Repeat: rep, Status: CellOK}
+			c := record.Cell{Name: sc, Scenario: sc, Index: idx, Repeat: rep, Status: record.CellOK}
 			idx++
 			res := &engine.Result{Elapsed: time.Second, Events: tps}
 			c.Intervals = []engine.Interval{{Phase: engine.PhaseRun, End: time.Second, Events: tps, LatP95: 1, LatP50: 1}}
@@ -160,7 +161,7 @@ func TestRepeatsFigure(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(out, "repeats.png"), data, 0o644)
 	}
 	// Two repeats: no figure.
-	if _, ok := repeatsFile(&Run{Cells: r.Cells[:4]}); ok {
+	if _, ok := repeatsFile(&record.Run{Cells: r.Cells[:4]}); ok {
 		t.Error("a repeats figure for 2 repeats")
 	}
 }
@@ -178,9 +179,9 @@ func TestLogAxisWhenCellsDifferTenfold(t *testing.T) {
 	if s := spread(map[string][]float64{"a": {0, 0}, "b": {300}}); s != 1 {
 		t.Errorf("spread with one cell that has values = %.1f, want 1", s)
 	}
-	r := &Run{Experiment: "x"}
+	r := &record.Run{Experiment: "x"}
 	for i, tps := range []float64{43, 25000} {
-		r.Cells = append(r.Cells, Cell{Name: []string{"trx1", "trx2"}[i], Repeat: 1, Status: CellOK, Result: resultWithTPS(tps)})
+		r.Cells = append(r.Cells, record.Cell{Name: []string{"trx1", "trx2"}[i], Repeat: 1, Status: record.CellOK, Result: resultWithTPS(tps)})
 	}
 	bars, _, _, _ := headlineBars(r, newPalette(r), analysis.RunFigure(r))
 	if bars.floor != 10 {

@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"benchmatrix/analysis"
+	"benchmatrix/figure"
+	"benchmatrix/record"
 )
 
 // The repeats figure, plots/repeats.png: each cell's tps in the order its
@@ -20,7 +22,7 @@ import (
 // at least 3 successful repeats; at most maxSeries lines per panel.
 
 // repeatSeriesOf is the cells with enough repeats to draw.
-func repeatSeriesOf(r *Run) []repeatSeries {
+func repeatSeriesOf(r *record.Run) []repeatSeries {
 	var out []repeatSeries
 	for _, s := range tpsByRepeat(r) {
 		if len(s.tps) >= analysis.MinRepeatsForTrend {
@@ -32,14 +34,14 @@ func repeatSeriesOf(r *Run) []repeatSeries {
 
 // repeatsFile is the figure's entry in PlotFiles, or false when no cell
 // has enough repeats.
-func repeatsFile(r *Run) (PlotFile, bool) {
+func repeatsFile(r *record.Run) (PlotFile, bool) {
 	if len(repeatSeriesOf(r)) == 0 {
 		return PlotFile{}, false
 	}
 	return PlotFile{Title: "tps by repeat, relative to each cell's median", Path: PlotsDir + "/repeats.png"}, true
 }
 
-func repeatsFigure(r *Run) ([]byte, error) {
+func repeatsFigure(r *record.Run) ([]byte, error) {
 	series := repeatSeriesOf(r)
 	var names []string
 	for _, s := range series {
@@ -47,7 +49,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 	}
 	labels, common := shortLabels(names)
 	var rows [][]*plot.Plot
-	var legend []legendItem
+	var legend []figure.Legend
 	maxN := 0
 	for _, s := range series {
 		maxN = max(maxN, len(s.tps))
@@ -58,13 +60,13 @@ func repeatsFigure(r *Run) ([]byte, error) {
 		part := series[lo:min(lo+maxSeries, len(series))]
 		p := plot.New()
 		gr := plotter.NewGrid()
-		gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+		gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 		p.Add(gr)
 		one, _ := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: float64(maxN), Y: 1}})
-		one.Color, one.Width, one.Dashes = textColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
+		one.Color, one.Width, one.Dashes = figure.TextColor, vg.Points(0.8), []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(one)
 		for i, s := range part {
-			med := Median(s.tps)
+			med := record.Median(s.tps)
 			xys := make(plotter.XYs, len(s.tps))
 			for k, v := range s.tps {
 				xys[k].X, xys[k].Y = float64(k+1), v/med
@@ -90,7 +92,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				sc.Color, sc.Shape, sc.Radius = textColor, draw.RingGlyph{}, vg.Points(5.5)
+				sc.Color, sc.Shape, sc.Radius = figure.TextColor, draw.RingGlyph{}, vg.Points(5.5)
 				p.Add(sc)
 			}
 			label := labels[s.name]
@@ -105,19 +107,19 @@ func repeatsFigure(r *Run) ([]byte, error) {
 				}
 				label += fmt.Sprintf(" (%s, p=%s)", dir, analysis.FormatP(tr.P))
 			}
-			legend = append(legend, legendItem{clip(label, maxLegendText), l})
+			legend = append(legend, figure.Legend{Label: figure.Clip(label, maxLegendText), Thumb: l})
 		}
 		p.X.Min, p.X.Max = 0.8, float64(maxN)+0.2
 		p.X.Tick.Marker = integerTicks{}
 		p.Y.Label.Text = "tps / cell median"
-		restyle(&p.Y.Label.TextStyle, 11, textColor)
-		restyle(&p.X.Tick.Label, 10, textColor)
-		restyle(&p.Y.Tick.Label, 10, textColor)
+		figure.Restyle(&p.Y.Label.TextStyle, 11, figure.TextColor)
+		figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+		figure.Restyle(&p.Y.Tick.Label, 10, figure.TextColor)
 		rows = append(rows, []*plot.Plot{p})
 	}
 	last := rows[len(rows)-1][0]
 	last.X.Label.Text = "repeat, in the order run"
-	restyle(&last.X.Label.TextStyle, 11, textColor)
+	figure.Restyle(&last.X.Label.TextStyle, 11, figure.TextColor)
 	title := r.Experiment + ": tps by repeat"
 	if len(common) > 0 {
 		title += " (" + strings.Join(common, ", ") + ")"
@@ -135,7 +137,7 @@ func repeatsFigure(r *Run) ([]byte, error) {
 		caption += " Together: " + repeatsText(j) + "."
 	}
 	h := seriesHeight * vg.Length(math.Max(1, float64(len(rows)))) * 0.55
-	return renderFigure(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
+	return figure.Render(seriesWidth, max(h, 4*vg.Inch), title, caption, rows, legend)
 }
 
 // integerTicks labels whole numbers only (repeat 1, 2, 3...).

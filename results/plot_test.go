@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/figure"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 func TestReadIntervals(t *testing.T) {
@@ -70,7 +72,7 @@ func TestStallSpans(t *testing.T) {
 		{"out of range is dropped", []observe.Episode{{Start: 3, End: 9}, {Start: 1, End: 2}}, [][2]float64{{3, 4}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Cell{Stalls: &observe.StallReport{Episodes: tc.episodes}}
+			c := record.Cell{Stalls: &observe.StallReport{Episodes: tc.episodes}}
 			if got := stallSpans(c, pts); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
@@ -124,7 +126,7 @@ func TestSafeName(t *testing.T) {
 		"name=ü":                    "name=_",
 		strings.Repeat("x=1/", 60):  "",
 	} {
-		got := safeName(in)
+		got := figure.SafeName(in)
 		if want == "" {
 			if len(got) > 100 || strings.ContainsAny(got, "/ ") {
 				t.Errorf("safeName(long) = %q", got)
@@ -138,26 +140,26 @@ func TestSafeName(t *testing.T) {
 }
 
 func TestPlotFiles(t *testing.T) {
-	ok := func(name, scenario string) Cell {
-		return Cell{Name: name, Scenario: scenario, Status: CellOK, Repeat: 1}
+	ok := func(name, scenario string) record.Cell {
+		return record.Cell{Name: name, Scenario: scenario, Status: record.CellOK, Repeat: 1}
 	}
 	for _, tc := range []struct {
 		name  string
-		cells []Cell
+		cells []record.Cell
 		want  []string
 	}{
-		{"nothing finished", []Cell{{Name: "a", Status: CellFailed}}, nil},
-		{"no scenarios: one figure", []Cell{ok("threads=1", ""), ok("threads=2", "")},
+		{"nothing finished", []record.Cell{{Name: "a", Status: record.CellFailed}}, nil},
+		{"no scenarios: one figure", []record.Cell{ok("threads=1", ""), ok("threads=2", "")},
 			[]string{"plots/tps.png", "plots/series.png"}},
-		{"scenarios only: one figure", []Cell{ok("b1e1", "b1e1"), ok("b0e0", "b0e0")},
+		{"scenarios only: one figure", []record.Cell{ok("b1e1", "b1e1"), ok("b0e0", "b0e0")},
 			[]string{"plots/tps.png", "plots/series.png"}},
-		{"scenarios x axis: one figure per axis value", []Cell{ok("a/threads=1", "a"), ok("b/threads=1", "b"), ok("a/threads=2", "a"), ok("a/threads=1", "a")},
+		{"scenarios x axis: one figure per axis value", []record.Cell{ok("a/threads=1", "a"), ok("b/threads=1", "b"), ok("a/threads=2", "a"), ok("a/threads=1", "a")},
 			[]string{"plots/tps.png", "plots/series-threads=1.png", "plots/series-threads=2.png"}},
-		{"names that sanitise alike stay apart", []Cell{ok("a/dir=x y", "a"), ok("a/dir=x_y", "a")},
+		{"names that sanitise alike stay apart", []record.Cell{ok("a/dir=x y", "a"), ok("a/dir=x_y", "a")},
 			[]string{"plots/tps.png", "plots/series-dir=x_y.png", "plots/series-dir=x_y-"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := PlotFiles(&Run{Cells: tc.cells})
+			files := PlotFiles(&record.Run{Cells: tc.cells})
 			if len(files) != len(tc.want) {
 				t.Fatalf("files %v, want %v", files, tc.want)
 			}
@@ -226,5 +228,23 @@ func TestWritePlots(t *testing.T) {
 	}
 	if _, err := WritePlots(dir, r); err == nil {
 		t.Error("WritePlots without intervals.csv: no error")
+	}
+}
+
+func TestUserPanelsBounded(t *testing.T) {
+	t.Parallel()
+	var cols []string
+	for i := 0; i < maxUserPanels+3; i++ {
+		cols = append(cols, "node"+string(rune('1'+i))+".m")
+	}
+	ups, _ := userPanels(&record.Run{UserMetrics: cols}, nil)
+	if len(ups) != maxUserPanels || ups[0].label != "node1.m" {
+		t.Fatalf("%d panels, first %q", len(ups), ups[0].label)
+	}
+	if _, c := userPanels(&record.Run{UserMetrics: cols[:2]}, nil); !strings.Contains(c, "node1.m, node2.m") {
+		t.Fatalf("caption %q", c)
+	}
+	if v := ups[0].value(IntervalPoint{Metrics: map[string]float64{"node1.m": 7}}); v != 7 {
+		t.Fatalf("value %v", v)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // One ratio (issue 26): "X vs baseline" within a run is the Conclusion's
@@ -17,7 +18,7 @@ import (
 
 // baselineRatios is the Conclusion's ratio of every cell that has a
 // baseline cell, by cell name.
-func baselineRatios(r *Run) map[string]*analysis.RatioLine {
+func baselineRatios(r *record.Run) map[string]*analysis.RatioLine {
 	out := map[string]*analysis.RatioLine{}
 	if r == nil || r.Baseline == "" {
 		return out
@@ -31,7 +32,7 @@ func baselineRatios(r *Run) map[string]*analysis.RatioLine {
 // ratioHeading is the Results table's ratio column: "tps vs b1e1", "NOPM
 // vs b1e1" (the figure every ratio is on: analysis/headline.go), "ratio vs b1e1"
 // when the lines are on different figures.
-func ratioHeading(r *Run, ratios map[string]*analysis.RatioLine) string {
+func ratioHeading(r *record.Run, ratios map[string]*analysis.RatioLine) string {
 	var ls []analysis.RatioLine
 	for _, l := range ratios {
 		ls = append(ls, *l)

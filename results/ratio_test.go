@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"benchmatrix/analysis"
+	"benchmatrix/record"
 )
 
 // setTPS gives cell name tps[k] in repeat k+1.
-func setTPS(r *Run, name string, tps []float64) {
+func setTPS(r *record.Run, name string, tps []float64) {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Name == name {

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"benchmatrix/features"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // plotsNote starts the note that summary.md carries when plots could not be
@@ -27,26 +31,26 @@ func Regenerate(dir string) error {
 // writeReports draws the plots, then writes summary.md, results.txt and
 // report.html. A plot that cannot be drawn does not cost the summary:
 // summary.md says why instead.
-func writeReports(dir string, r *Run) error {
+func writeReports(dir string, r *record.Run) error {
 	md := r
 	if _, err := WritePlots(dir, r); err != nil {
 		cp := *r
 		cp.Notes = append(slices.Clip(r.Notes), plotsNote+oneLine(err.Error()))
 		md = &cp
 	}
-	md = withProfiles(dir, md) // profile.go
+	md = derive(dir, md)
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, md); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, SummaryFile), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, SummaryFile), b.Bytes()); err != nil {
 		return err
 	}
 	b.Reset()
 	if err := WriteBenchFormat(&b, r); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, BenchFile), b.Bytes()); err != nil {
 		return err
 	}
 	return WriteHTML(dir, md) // html.go: report.html
@@ -54,7 +58,7 @@ func writeReports(dir string, r *Run) error {
 
 // writePlotsSection is summary.md's "Plots" section: links to the figures
 // of PlotFiles(r), relative to the results directory.
-func writePlotsSection(w io.Writer, r *Run) {
+func writePlotsSection(w io.Writer, r *record.Run) {
 	files := PlotFiles(r)
 	if len(files) == 0 {
 		return
@@ -81,4 +85,16 @@ func writePlotsSection(w io.Writer, r *Run) {
 		}
 		fmt.Fprintf(w, "![%s](%s)\n", f.Title, f.Path)
 	}
+}
+
+// derive is the run with what the features compute from the files under
+// dir before the reports are written (features.Reports: the profiles'
+// predictions).
+func derive(dir string, r *record.Run) *record.Run {
+	for _, f := range features.Reports {
+		if f.Derive != nil {
+			r = f.Derive(dir, r)
+		}
+	}
+	return r
 }

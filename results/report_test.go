@@ -14,12 +14,13 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 // writeTestRun writes a small results directory through the Writer, as a
 // run does: scenarios a and b × threads 1 and 2, a/threads=1 repeated, a
 // stall in b/threads=1 and a failed repeat of b/threads=2.
-func writeTestRun(t *testing.T, dir string) *Run {
+func writeTestRun(t *testing.T, dir string) *record.Run {
 	t.Helper()
 	metrics := []string{"data_fsyncs_s"}
 	w, err := Create(dir, []string{"threads"}, metrics)
@@ -27,8 +28,8 @@ func writeTestRun(t *testing.T, dir string) *Run {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	r := &Run{Experiment: "report-test", Baseline: "a", Columns: []string{"threads"}, MetricColumns: metrics,
-		Status: StatusFinished, Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	r := &record.Run{Experiment: "report-test", Baseline: "a", Columns: []string{"threads"}, MetricColumns: metrics,
+		Status: record.StatusFinished, Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	r.Finished = r.Started.Add(time.Minute)
 	type run struct {
 		scenario, threads string
@@ -40,10 +41,10 @@ func writeTestRun(t *testing.T, dir string) *Run {
 		{"a", "1", 2, false, false}, {"b", "2", 2, false, true},
 	}
 	for i, cr := range runs {
-		c := Cell{Name: cr.scenario + "/threads=" + cr.threads, Index: i, Scenario: cr.scenario, Repeat: cr.repeat, Status: CellOK,
+		c := record.Cell{Name: cr.scenario + "/threads=" + cr.threads, Index: i, Scenario: cr.scenario, Repeat: cr.repeat, Status: record.CellOK,
 			Params: []experiment.Param{{Name: "threads", Value: cr.threads}}}
 		if cr.failed {
-			c.Status, c.Error = CellFailed, "server went away"
+			c.Status, c.Error = record.CellFailed, "server went away"
 			if err := w.AppendCell(&c); err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // RunKey identifies a cell run: the cell's name and the repeat.
@@ -19,7 +22,7 @@ func RunKey(name string, repeat int) string { return name + "#" + strconv.Itoa(r
 // is the record of what finished: rows in cells.csv or intervals.csv that it
 // does not list (a cell that was being written when the run died, or a half
 // row) are removed; the rows of finished cells are kept byte for byte.
-func Reopen(dir string, stored *Run) (_ *Writer, err error) {
+func Reopen(dir string, stored *record.Run) (_ *Writer, err error) {
 	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
@@ -148,5 +151,5 @@ func filterRows(path string, header []string, keep func([]string) bool) error {
 			out.Write(line)
 		}
 	}
-	return writeFileAtomic(path, out.Bytes())
+	return section.WriteFileAtomic(path, out.Bytes())
 }

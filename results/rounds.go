@@ -10,6 +10,7 @@ import (
 	"benchmatrix/analysis"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // The Conclusion's part of a conclusive run (until = "conclusive", issue
@@ -22,7 +23,7 @@ import (
 // undecided and its interval; then every comparison's decision. A run whose
 // comparisons are all decided concludes something even when no difference
 // is significant ("no difference within 5 %" is an answer).
-func writeRounds(w io.Writer, r *Run, c *Conclusion) {
+func writeRounds(w io.Writer, r *record.Run, c *Conclusion) {
 	rec := analysis.RoundsOf(r)
 	if rec == nil {
 		return
@@ -37,17 +38,17 @@ func writeRounds(w io.Writer, r *Run, c *Conclusion) {
 	stillOpen := strings.Join(open, "; ")
 	switch {
 	case len(rec.Decisions) == 0:
-		fmt.Fprintf(w, "**Rounds: nothing to decide** after %d round%s, %s: no pair of cells measured in the same rounds.\n\n", rec.Rounds, pl(rec.Rounds), took)
+		fmt.Fprintf(w, "**Rounds: nothing to decide** after %d round%s, %s: no pair of cells measured in the same rounds.\n\n", rec.Rounds, section.Plural(rec.Rounds), took)
 	case analysis.Decided(rec.Decisions):
-		fmt.Fprintf(w, "**Conclusive after %d round%s, %s**: every comparison is decided%s.\n\n", rec.Rounds, pl(rec.Rounds), took, savedText(rec))
+		fmt.Fprintf(w, "**Conclusive after %d round%s, %s**: every comparison is decided%s.\n\n", rec.Rounds, section.Plural(rec.Rounds), took, savedText(rec))
 	case rec.Stopped == analysis.StoppedBudget:
-		fmt.Fprintf(w, "**Budget spent** (%s of %s, %d round%s): %s.\n\n", took, time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second), rec.Rounds, pl(rec.Rounds), stillOpen)
+		fmt.Fprintf(w, "**Budget spent** (%s of %s, %d round%s): %s.\n\n", took, time.Duration(rec.BudgetSeconds*float64(time.Second)).Round(time.Second), rec.Rounds, section.Plural(rec.Rounds), stillOpen)
 	case rec.Stopped == analysis.StoppedMaxRepeats:
 		fmt.Fprintf(w, "**Budget spent** (max_repeats: %d rounds, %s): %s.\n\n", rec.Rounds, took, stillOpen)
 	case rec.Stopped == analysis.StoppedShard:
-		fmt.Fprintf(w, "**Not conclusive: a sharded run** (shards run the minimum %d round%s; only a whole run adds rounds): %s.\n\n", rec.MinRounds, pl(rec.MinRounds), stillOpen)
+		fmt.Fprintf(w, "**Not conclusive: a sharded run** (shards run the minimum %d round%s; only a whole run adds rounds): %s.\n\n", rec.MinRounds, section.Plural(rec.MinRounds), stillOpen)
 	default:
-		fmt.Fprintf(w, "**Not conclusive: the run %s** after %d round%s, %s: %s.\n\n", map[string]string{analysis.StoppedInterrupted: "was interrupted", analysis.StoppedFailed: "failed"}[rec.Stopped], rec.Rounds, pl(rec.Rounds), took, stillOpen)
+		fmt.Fprintf(w, "**Not conclusive: the run %s** after %d round%s, %s: %s.\n\n", map[string]string{analysis.StoppedInterrupted: "was interrupted", analysis.StoppedFailed: "failed"}[rec.Stopped], rec.Rounds, section.Plural(rec.Rounds), took, stillOpen)
 	}
 	for _, d := range rec.Decisions {
 		g := ""
@@ -146,7 +147,7 @@ func decisionText(d record.RoundDecision, fig string, precision float64) string 
 	if d.Within && d.Outcome != analysis.OutcomeEquivalent {
 		what += fmt.Sprintf(", and within %g%%", precision*100)
 	}
-	return fmt.Sprintf("**%.2fx**%s, %s (95%% CI %s, %d round%s)", d.Ratio, fig, what, d.CIText(), d.Pairs, pl(d.Pairs))
+	return fmt.Sprintf("**%.2fx**%s, %s (95%% CI %s, %d round%s)", d.Ratio, fig, what, d.CIText(), d.Pairs, section.Plural(d.Pairs))
 }
 
 // undecidedWhy says in one sentence why a run that spent its rounds left a
@@ -154,7 +155,7 @@ func decisionText(d record.RoundDecision, fig string, precision float64) string 
 // the precision asked for, and what disturbed the rounds (stalls, other
 // load on the host). "" when everything is decided or the run stopped for
 // another reason.
-func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
+func undecidedWhy(r *record.Run, rec *record.RoundsRecord) string {
 	if rec.Stopped != analysis.StoppedBudget && rec.Stopped != analysis.StoppedMaxRepeats {
 		return ""
 	}
@@ -198,7 +199,7 @@ func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
 	}
 	stalled, contended, runs := 0, 0, 0
 	for _, c := range r.Cells {
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			continue
 		}
 		runs++
@@ -226,10 +227,10 @@ func undecidedWhy(r *Run, rec *record.RoundsRecord) string {
 
 // failedRuns says how many runs of cells x and y failed: "async failed in
 // 4, galera-fc16 in 1".
-func failedRuns(r *Run, x, y string) string {
+func failedRuns(r *record.Run, x, y string) string {
 	count := map[string]int{}
 	for _, c := range r.Cells {
-		if c.Status != CellOK && (c.Name == x || c.Name == y) {
+		if c.Status != record.CellOK && (c.Name == x || c.Name == y) {
 			count[c.Name]++
 		}
 	}

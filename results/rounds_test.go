@@ -13,11 +13,11 @@ import (
 
 // conclusiveFlush is flushRun with until = "conclusive" in its manifest and
 // plan, so that the rounds record's whole rounds can be counted.
-func conclusiveFlush(tps map[string][]float64) *Run {
+func conclusiveFlush(tps map[string][]float64) *record.Run {
 	r := flushRun(`"b1e1 < b0e1 < b0e0"`, tps)
 	r.Manifest = strings.Replace(r.Manifest, "[experiment]\n", "[experiment]\nuntil = \"conclusive\"\n", 1)
 	for _, c := range r.Cells {
-		r.Plan = append(r.Plan, PlanCell{Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
+		r.Plan = append(r.Plan, record.PlanCell{Name: c.Name, Scenario: c.Scenario, Repeat: c.Repeat})
 	}
 	return r
 }
@@ -150,7 +150,7 @@ func TestRoundsMergedShards(t *testing.T) {
 		"b0e1": {1100, 3000, 1200},
 		"b0e0": {1210, 9000, 1440},
 	})
-	r.Shard = &ShardRecord{N: 2} // merged: no rounds record (mergeRuns drops shard 1's)
+	r.Shard = &record.ShardRecord{N: 2} // merged: no rounds record (mergeRuns drops shard 1's)
 	var b bytes.Buffer
 	WriteConclusion(&b, r)
 	if !strings.Contains(b.String(), "**Not conclusive: a sharded run** (shards run the minimum 3 rounds") {
@@ -274,7 +274,7 @@ func TestUndecidedSaysRoundsWereLost(t *testing.T) {
 	failed := 0
 	for i := range r.Cells {
 		if c := &r.Cells[i]; c.Name == "b1e1" && c.Repeat >= 4 {
-			c.Status, c.Error = CellFailed, "verify the nodes' data after the cell: context deadline exceeded"
+			c.Status, c.Error = record.CellFailed, "verify the nodes' data after the cell: context deadline exceeded"
 			failed++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // NoisyPct is the spread, in percent of the median, above which a cell's
@@ -38,7 +40,7 @@ type CellStat struct {
 
 // CellStats returns, per cell name in run order, the median tps over the
 // successful repeats with its confidence interval and spread.
-func CellStats(r *Run) []CellStat {
+func CellStats(r *record.Run) []CellStat {
 	var order []string
 	by := map[string]*CellStat{}
 	tps := map[string][]float64{}
@@ -49,7 +51,7 @@ func CellStats(r *Run) []CellStat {
 			by[c.Name] = s
 			order = append(order, c.Name)
 		}
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			s.Failed++
 			continue
 		}
@@ -81,7 +83,7 @@ func ciHalfWidthPct(mi analysis.MedianInterval) float64 {
 }
 
 // CellStatsRows returns the header and rows of the repeat-spread table.
-func CellStatsRows(r *Run) ([]string, [][]string) {
+func CellStatsRows(r *record.Run) ([]string, [][]string) {
 	header := []string{"cell", "n", "median tps", "95% CI", "CoV", "noisy", "trend over repeats"}
 	trends := map[string]analysis.Trend{}
 	for _, t := range cellTrends(r) {
@@ -114,9 +116,9 @@ func CellStatsRows(r *Run) ([]string, [][]string) {
 
 // WriteCellStats writes the repeat-spread table as Markdown, with a line
 // on how to read it, for summary.md.
-func WriteCellStats(w io.Writer, r *Run) error {
+func WriteCellStats(w io.Writer, r *record.Run) error {
 	header, rows := CellStatsRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nmedian tps over the successful repeats with its distribution-free 95%% confidence interval "+

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"benchmatrix/record"
 )
 
 func near(a, b, tol float64) bool {
@@ -20,7 +22,7 @@ func TestCellStats(t *testing.T) {
 	cells[0].noise = 0.001 // b1e1/threads=1: steady
 	cells[1].noise = 0.15  // b1e1/threads=8: noisy
 	r := synthRun(4, 6, cells[:2])
-	r.Cells[0].Status, r.Cells[0].Result = CellFailed, nil
+	r.Cells[0].Status, r.Cells[0].Result = record.CellFailed, nil
 	stats := CellStats(r)
 	if len(stats) != 2 {
 		t.Fatalf("%d stats, want 2", len(stats))

@@ -8,13 +8,14 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // What a cell's time to a steady state and its data against memory were,
 // in words (decided by analysis/steady.go: SettleRule, ObserveWarmth).
 
 // steadyText is a cell's time to a steady state in words.
-func steadyText(st *record.SteadyState) string {
+func steadyText(st *parts.SteadyState) string {
 	if st == nil {
 		return ""
 	}
@@ -36,7 +37,7 @@ func steadyText(st *record.SteadyState) string {
 	return head + ": " + strings.Join(what, ", ")
 }
 
-func settledText(s record.Settled) string {
+func settledText(s parts.Settled) string {
 	level := func(v float64) string {
 		if math.Abs(v) >= 10 {
 			return fmt.Sprintf("%.0f", v)
@@ -54,7 +55,7 @@ func settledText(s record.Settled) string {
 
 // writeWarmthNote is the cell's line in "What happened in each cell": the
 // cold start, the time to a steady state and the data against memory.
-func writeWarmthNote(w io.Writer, c Cell) {
+func writeWarmthNote(w io.Writer, c record.Cell) {
 	if cs := c.ColdStart; cs != nil {
 		fmt.Fprintf(w, "- cold start: %s\n", coldStartText(cs))
 	}
@@ -66,7 +67,7 @@ func writeWarmthNote(w io.Writer, c Cell) {
 	}
 }
 
-func coldStartText(cs *record.ColdStart) string {
+func coldStartText(cs *parts.ColdStart) string {
 	var parts []string
 	if cs.Restarted {
 		parts = append(parts, "restarted once the data was in place")
@@ -90,13 +91,13 @@ func coldStartText(cs *record.ColdStart) string {
 // limit (a preset that stands for a small machine, there to create memory
 // pressure) whose data fit what holds it in every repeat: the memory
 // pressure of that machine was not created.
-func dataWarnings(r *Run) []string {
+func dataWarnings(r *record.Run) []string {
 	var order []string
 	fits := map[string]bool{}
-	first := map[string]*record.DataMemory{}
+	first := map[string]*parts.DataMemory{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK || c.Binding == nil || c.Binding.Data == nil || c.Limits == nil || c.Limits.Requested.Memory <= 0 {
+		if c.Status != record.CellOK || c.Binding == nil || c.Binding.Data == nil || c.Limits == nil || c.Limits.Requested.Memory <= 0 {
 			continue
 		}
 		d := c.Binding.Data
@@ -119,7 +120,7 @@ func dataWarnings(r *Run) []string {
 	return out
 }
 
-func memoryOf(r *Run, name string) int64 {
+func memoryOf(r *record.Run, name string) int64 {
 	for _, c := range r.Cells {
 		if c.Name == name && c.Limits != nil {
 			return c.Limits.Requested.Memory
@@ -131,7 +132,7 @@ func memoryOf(r *Run, name string) int64 {
 // readsPanel draws the server's reads from the disk per second (its
 // cgroup's, else the buffer pool's misses) in runs that start cells cold
 // or warm up until steady: the climb from cold is the pool filling.
-func readsPanel(r *Run, runs []cellRun) ([]seriesPanel, string) {
+func readsPanel(r *record.Run, runs []cellRun) ([]seriesPanel, string) {
 	cold := false
 	for _, c := range r.Cells {
 		cold = cold || c.ColdStart != nil || (c.Steady != nil && c.Steady.AutoWarmup)

@@ -11,6 +11,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 )
 
 // analysis.ObserveWarmth: the time to a steady state from the engine's first
@@ -20,9 +21,9 @@ import (
 func TestObserveWarmth(t *testing.T) {
 	t.Parallel()
 	cols := []string{"bp_disk_reads_s", "cg_reads_s", "cg_read_kb_s"}
-	c := Cell{Name: "cold", Status: CellOK, Workload: engine.Spec{Engine: "oltp", Options: oltp.Options{StorageEngine: "innodb", Tables: 4, TableSize: 25000}},
+	c := record.Cell{Name: "cold", Status: record.CellOK, Workload: engine.Spec{Engine: "oltp", Options: oltp.Options{StorageEngine: "innodb", Tables: 4, TableSize: 25000}},
 		Effective: map[string]string{"innodb_buffer_pool_size": "536870912"},
-		Limits:    &record.LimitsInForce{Requested: catalog.LimitSet{Memory: 2 << 30, CPUs: 1}},
+		Limits:    &parts.LimitsInForce{Requested: catalog.LimitSet{Memory: 2 << 30, CPUs: 1}},
 		Growth:    &record.Growth{BytesBefore: 95 << 20, BytesAfter: 95 << 20}}
 	for i := 0; i < 60; i++ {
 		tps := 400.0
@@ -56,7 +57,7 @@ func TestObserveWarmth(t *testing.T) {
 	if d == nil || !d.Fits || d.PoolBytes != 512<<20 || math.Abs(d.Ratio-95.0/512) > 1e-9 {
 		t.Fatalf("data: %+v", d)
 	}
-	r := &Run{Cells: []Cell{c}}
+	r := &record.Run{Cells: []record.Cell{c}}
 	w := dataWarnings(r)
 	if len(w) != 1 || !strings.Contains(w[0], "the data (95 MiB) fits the 512M buffer pool") || !strings.Contains(w[0], "2G machine was not created") {
 		t.Errorf("warnings: %q", w)
@@ -69,7 +70,7 @@ func TestObserveWarmth(t *testing.T) {
 	if d := c2.Binding.Data; d.Fits || !strings.Contains(d.Text, "is 1.5x the 64M buffer pool") {
 		t.Errorf("data: %+v", d)
 	}
-	if w := dataWarnings(&Run{Cells: []Cell{c2}}); len(w) != 0 {
+	if w := dataWarnings(&record.Run{Cells: []record.Cell{c2}}); len(w) != 0 {
 		t.Errorf("warnings: %q", w)
 	}
 	// MyISAM: its data is held by the page cache, against the memory limit.
@@ -81,7 +82,7 @@ func TestObserveWarmth(t *testing.T) {
 		t.Errorf("data: %+v", d)
 	}
 	// A cell that never settles has no steady_s.
-	c4 := Cell{Name: "climb", Status: CellOK}
+	c4 := record.Cell{Name: "climb", Status: record.CellOK}
 	for i := 0; i < 30; i++ {
 		c4.Intervals = append(c4.Intervals, engine.Interval{Phase: engine.PhaseRun, Start: secs(i), End: secs(i + 1), Events: int64(10 * (i + 1))})
 	}

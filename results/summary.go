@@ -7,42 +7,44 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
+	"benchmatrix/features"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// Section is one part of summary.md. A feature contributes its section
-// (its record's table, its notes) by writing it in its own file and
-// adding one line to summarySections.
-type Section struct {
-	Title string // what it holds, for tests and docs (the heading is Write's)
-	// Applies says whether the run has anything for the section; nil:
-	// always written (Write may still write nothing).
-	Applies func(r *Run) bool
-	Write   func(w io.Writer, r *Run) error
-}
-
-// summarySections are summary.md's sections, in order: the one place
-// that knows which there are.
-func summarySections() []Section {
-	return []Section{
+// summarySections are summary.md's sections, in order: results' own, and
+// after each the features' that follow it (features.Reports).
+func summarySections() []section.Section {
+	own := []section.Section{
 		{Title: "title and status", Write: writeTitle},
 		{Title: "conclusion", Write: always(WriteConclusion)}, // conclusion.go
 		{Title: "environment", Write: always(writeEnvironment)},
 		{Title: "results", Write: writeResults},
-		{Title: "pivot", Write: writePivot},                  // table.go
-		{Title: "mechanism", Write: writeMechanism},          // mechanism.go
-		{Title: "tpc-c", Applies: hasTPCC, Write: writeTPCC}, // tpcc.go
+		{Title: "pivot", Write: writePivot},         // table.go
+		{Title: "mechanism", Write: writeMechanism}, // mechanism.go
 		{Title: "repeats", Applies: repeated, Write: writeRepeats},
 		{Title: "plots", Write: always(writePlotsSection)}, // report.go
-		{Title: "profiles", Write: always(writeProfiles)},  // profile.go
 		{Title: "explain", Write: always(writeExplain)},    // explain.go
 		{Title: "failed cells", Applies: hasFailed, Write: always(writeFailed)},
-		{Title: "notes", Applies: func(r *Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
+		{Title: "notes", Applies: func(r *record.Run) bool { return len(r.Notes) > 0 }, Write: always(writeNotes)},
 	}
+	var out []section.Section
+	for _, s := range own {
+		out = append(out, s)
+		for _, f := range features.Reports {
+			for _, fs := range f.Sections {
+				if fs.After == s.Title {
+					out = append(out, fs)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // WriteMarkdown writes summary.md: what was run, where, the comparison
 // table and what went wrong, one Section after the other.
-func WriteMarkdown(w io.Writer, r *Run) error {
+func WriteMarkdown(w io.Writer, r *record.Run) error {
 	for _, s := range summarySections() {
 		if s.Applies != nil && !s.Applies(r) {
 			continue
@@ -55,14 +57,14 @@ func WriteMarkdown(w io.Writer, r *Run) error {
 }
 
 // always adapts a section writer that cannot fail.
-func always(f func(io.Writer, *Run)) func(io.Writer, *Run) error {
-	return func(w io.Writer, r *Run) error {
+func always(f func(io.Writer, *record.Run)) func(io.Writer, *record.Run) error {
+	return func(w io.Writer, r *record.Run) error {
 		f(w, r)
 		return nil
 	}
 }
 
-func writeTitle(w io.Writer, r *Run) error {
+func writeTitle(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "# %s\n\n", r.Experiment)
 	if r.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.TrimSpace(r.Description))
@@ -76,18 +78,23 @@ func writeTitle(w io.Writer, r *Run) error {
 }
 
 // environmentRows are the rows of summary.md's Environment table, in
-// order: a feature's row is its function and one line here.
-func environmentRows() []func(w io.Writer, r *Run) {
-	return []func(io.Writer, *Run){
-		writeServerEnv,
-		writeLimitsEnv, // limits.go
-		writeWorkloadEnv,
-		func(w io.Writer, r *Run) { writeTimeEnv(w, r.Time) }, // timing.go
-		writeDataEnv, // timing.go
+// order: the server's, the features' (features.Reports), then the
+// workload's and the time's.
+func environmentRows() []func(w io.Writer, r *record.Run) {
+	rows := []func(io.Writer, *record.Run){writeServerEnv}
+	for _, f := range features.Reports {
+		if f.Env != nil {
+			rows = append(rows, f.Env)
+		}
 	}
+	return append(rows,
+		writeWorkloadEnv,
+		func(w io.Writer, r *record.Run) { writeTimeEnv(w, r.Time) }, // timing.go
+		writeDataEnv, // timing.go
+	)
 }
 
-func writeEnvironment(w io.Writer, r *Run) {
+func writeEnvironment(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "## Environment\n\n")
 	fmt.Fprintf(w, "| | |\n|---|---|\n")
 	for _, row := range environmentRows() {
@@ -95,7 +102,7 @@ func writeEnvironment(w io.Writer, r *Run) {
 	}
 }
 
-func writeServerEnv(w io.Writer, r *Run) {
+func writeServerEnv(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "| server | %s %s (%s provider) |\n", r.Server.Flavor, r.Server.Version, r.Server.Provider)
 	fmt.Fprintf(w, "| host | %s, %d cores, %d MiB memory |\n", r.Host.CPUModel, r.Host.Cores, r.Host.MemoryMB)
 	fmt.Fprintf(w, "| kernel | %s |\n", r.Host.Kernel)
@@ -112,7 +119,7 @@ func writeServerEnv(w io.Writer, r *Run) {
 	}
 }
 
-func writeWorkloadEnv(w io.Writer, r *Run) {
+func writeWorkloadEnv(w io.Writer, r *record.Run) {
 	if len(r.Plan) > 0 {
 		s := r.Plan[0].Workload
 		if s.Options != nil {
@@ -121,10 +128,10 @@ func writeWorkloadEnv(w io.Writer, r *Run) {
 	}
 }
 
-func writeResults(w io.Writer, r *Run) error {
+func writeResults(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "\n## Results\n\n")
 	header, rows := ComparisonRows(r)
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\ntps and qps are per second of the measured window (warm-up excluded); latencies are per transaction; "+
@@ -146,7 +153,7 @@ func writeResults(w io.Writer, r *Run) error {
 }
 
 // repeated: some cell ran more than once.
-func repeated(r *Run) bool {
+func repeated(r *record.Run) bool {
 	for _, s := range r.Summaries() {
 		if s.Runs+s.Failed > 1 {
 			return true
@@ -155,24 +162,24 @@ func repeated(r *Run) bool {
 	return false
 }
 
-func writeRepeats(w io.Writer, r *Run) error {
+func writeRepeats(w io.Writer, r *record.Run) error {
 	fmt.Fprintf(w, "\n## Repeats: how sure\n\n")
 	return WriteCellStats(w, r) // stats_cells.go
 }
 
-func hasFailed(r *Run) bool {
+func hasFailed(r *record.Run) bool {
 	for _, c := range r.Cells {
-		if c.Status != CellOK {
+		if c.Status != record.CellOK {
 			return true
 		}
 	}
 	return false
 }
 
-func writeFailed(w io.Writer, r *Run) {
+func writeFailed(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "\n## Failed cells\n\n")
 	for _, c := range r.Cells {
-		if c.Status == CellOK {
+		if c.Status == record.CellOK {
 			continue
 		}
 		fmt.Fprintf(w, "- **%s** (repeat %d): %s\n", c.Name, c.Repeat, c.Error)
@@ -182,7 +189,7 @@ func writeFailed(w io.Writer, r *Run) {
 	}
 }
 
-func writeNotes(w io.Writer, r *Run) {
+func writeNotes(w io.Writer, r *record.Run) {
 	fmt.Fprintf(w, "\n## Notes\n\n")
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "- %s\n", n)

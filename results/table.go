@@ -5,18 +5,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"benchmatrix/analysis"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // ComparisonRows returns the comparison table's header and rows: one row
 // per cell (medians over repeats) with tps, qps, latency and the tps ratio
 // to the cell's baseline: the Conclusion's paired ratio with its 95 %
 // interval when there is one (ratio.go).
-func ComparisonRows(r *Run) ([]string, [][]string) {
+func ComparisonRows(r *record.Run) ([]string, [][]string) {
 	header := []string{"cell", "runs", "tps", "qps", "avg ms", "p95 ms", "p99 ms", "errors"}
 	ratios := baselineRatios(r)
 	if r.Baseline != "" {
@@ -51,56 +49,15 @@ func ComparisonRows(r *Run) ([]string, [][]string) {
 }
 
 // WriteTable prints the comparison table for a terminal.
-func WriteTable(w io.Writer, r *Run) error {
+func WriteTable(w io.Writer, r *record.Run) error {
 	header, rows := ComparisonRows(r)
-	return renderTable(w, header, rows, alignments(len(header)), false)
-}
-
-func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	return renderTable(w, header, rows, alignments(len(header)), true)
-}
-
-// renderTable draws a table with the given column alignments, in box
-// characters or as Markdown.
-func renderTable(w io.Writer, header []string, rows [][]string, aligns []tw.Align, markdown bool) error {
-	opts := []tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
-	}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	t := tablewriter.NewTable(w, opts...)
-	t.Header(anyRow(header)...)
-	for _, row := range rows {
-		if err := t.Append(anyRow(row)...); err != nil {
-			return err
-		}
-	}
-	return t.Render()
-}
-
-func alignments(n int) []tw.Align {
-	a := make([]tw.Align, n)
-	for i := range a {
-		a[i] = tw.AlignRight
-	}
-	a[0] = tw.AlignLeft
-	return a
-}
-
-func anyRow(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
+	return section.Table(w, header, rows, section.Alignments(len(header)), false)
 }
 
 // pivotColumn is the parameter whose values become the pivot's columns:
 // the run's choice ([experiment] pivot), else the scenario, else the last
 // varying parameter.
-func pivotColumn(r *Run) string {
+func pivotColumn(r *record.Run) string {
 	if r.Pivot != "" {
 		return r.Pivot
 	}
@@ -115,7 +72,7 @@ func pivotColumn(r *Run) string {
 	return ""
 }
 
-func summaryValue(s Summary, name string) string {
+func summaryValue(s record.Summary, name string) string {
 	if name == "scenario" {
 		return s.Scenario
 	}
@@ -131,7 +88,7 @@ func summaryValue(s Summary, name string) string {
 // pivotColumn) and the other varying parameters as rows, with the ratio to
 // the baseline scenario when the columns are scenarios. It says nothing when
 // there is no second dimension.
-func writePivot(w io.Writer, r *Run) error {
+func writePivot(w io.Writer, r *record.Run) error {
 	colName := pivotColumn(r)
 	if colName == "" {
 		return nil
@@ -139,7 +96,7 @@ func writePivot(w io.Writer, r *Run) error {
 	sums := r.Summaries()
 	var cols, rowKeys []string
 	seenC, seenR := map[string]bool{}, map[string]bool{}
-	cell := map[string]Summary{}
+	cell := map[string]record.Summary{}
 	for _, s := range sums {
 		cv := summaryValue(s, colName)
 		var rest []string
@@ -189,13 +146,13 @@ func writePivot(w io.Writer, r *Run) error {
 		}
 		rows = append(rows, row)
 	}
-	return writeMarkdownTable(w, header, rows)
+	return section.MarkdownTable(w, header, rows)
 }
 
 // isScenarioParam reports whether a parameter comes from the cell's
 // scenario rather than an axis (it is then named by the scenario, not
 // repeated in the pivot's row).
-func isScenarioParam(r *Run, scenario, name string) bool {
+func isScenarioParam(r *record.Run, scenario, name string) bool {
 	if scenario == "" {
 		return false
 	}

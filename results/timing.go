@@ -8,13 +8,10 @@ import (
 	"benchmatrix/record"
 )
 
-// TimeSplit is where a run's wall time went (record.TimeSplit).
-type TimeSplit = record.TimeSplit
-
 // Accounting splits the run's wall time (Started to Finished) by what the
 // cells recorded; startSeconds is the server start before the first cell.
-func Accounting(r *Run, startSeconds float64) TimeSplit {
-	t := TimeSplit{WallSeconds: r.Finished.Sub(r.Started).Seconds(), ServerSeconds: startSeconds}
+func Accounting(r *record.Run, startSeconds float64) record.TimeSplit {
+	t := record.TimeSplit{WallSeconds: r.Finished.Sub(r.Started).Seconds(), ServerSeconds: startSeconds}
 	for _, c := range r.Cells {
 		t.ServerSeconds += c.ServerSeconds
 		t.DataSeconds += c.PrepareSeconds
@@ -33,7 +30,7 @@ func Accounting(r *Run, startSeconds float64) TimeSplit {
 }
 
 // writeTimeEnv is summary.md's line on where the run's time went.
-func writeTimeEnv(w io.Writer, t *TimeSplit) {
+func writeTimeEnv(w io.Writer, t *record.TimeSplit) {
 	if t == nil || t.WallSeconds <= 0 {
 		return
 	}
@@ -45,7 +42,7 @@ func writeTimeEnv(w io.Writer, t *TimeSplit) {
 // how many cell runs loaded it, restored it from this run's snapshot, from
 // the data cache across runs (with the entries) or reused it, with the
 // seconds each kind took, and what else the cache did.
-func writeDataEnv(w io.Writer, r *Run) {
+func writeDataEnv(w io.Writer, r *record.Run) {
 	type kind struct {
 		n       int
 		seconds float64

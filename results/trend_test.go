@@ -9,13 +9,14 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 )
 
 // repeatsRun is a warmup.toml-like run: cells in interleaved rounds with
 // the given tps per round; cold cells restart before every repeat;
 // contended[k] marks round k+1 as measured beside other load.
-func repeatsRun(tps map[string][]float64, order []string, cold map[string]bool, contended []bool) *Run {
-	r := &Run{Experiment: "warmup", Order: "grouped"}
+func repeatsRun(tps map[string][]float64, order []string, cold map[string]bool, contended []bool) *record.Run {
+	r := &record.Run{Experiment: "warmup", Order: "grouped"}
 	for rep := 1; rep <= len(tps[order[0]]); rep++ {
 		for _, name := range order {
 			res := &engine.Result{Elapsed: 10 * time.Second, Events: int64(tps[name][rep-1] * 10)}
@@ -26,7 +27,7 @@ func repeatsRun(tps map[string][]float64, order []string, cold map[string]bool, 
 			// The run's first cell starts the server (Change.Start, not
 			// Restarted): cold as well.
 			first := len(r.Cells) == 0
-			r.Cells = append(r.Cells, Cell{Name: name, Repeat: rep, Index: len(r.Cells), Status: CellOK, Result: res,
+			r.Cells = append(r.Cells, record.Cell{Name: name, Repeat: rep, Index: len(r.Cells), Status: record.CellOK, Result: res,
 				Restarted: cold[name] && !first, Change: experiment.Change{Start: first, Cold: cold[name] && !first}, Contention: ct})
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"benchmatrix/experiment"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
 // File names inside a results directory (docs/design.md's contract).
@@ -92,10 +93,10 @@ func Create(dir string, params, metrics []string) (*Writer, error) {
 		return nil, &BusyError{Dir: dir}
 	}
 	w := &Writer{Dir: dir, columns: params, metrics: metrics, lock: lock}
-	if err := writeFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, CellsFile), csvBytes([][]string{CellColumns(params)})); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalHeader(metrics)})); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, IntervalsFile), csvBytes([][]string{IntervalHeader(metrics)})); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -103,7 +104,7 @@ func Create(dir string, params, metrics []string) (*Writer, error) {
 
 // AppendCell appends a finished cell run to cells.csv and its intervals to
 // intervals.csv.
-func (w *Writer) AppendCell(c *Cell) error {
+func (w *Writer) AppendCell(c *record.Cell) error {
 	if err := appendSync(filepath.Join(w.Dir, IntervalsFile), csvBytes(IntervalRows(c, len(w.metrics)))); err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func (w *Writer) AppendCell(c *Cell) error {
 }
 
 // CellRow renders a cell as a cells.csv row.
-func CellRow(c *Cell, params []string) []string {
+func CellRow(c *record.Cell, params []string) []string {
 	row := []string{c.Name, c.Scenario}
 	for _, p := range params {
 		row = append(row, c.Param(p))
@@ -125,7 +126,7 @@ func CellRow(c *Cell, params []string) []string {
 
 // IntervalRows renders a cell's intervals as intervals.csv rows, with
 // nmetrics sampled metric columns (empty where nothing was sampled).
-func IntervalRows(c *Cell, nmetrics int) [][]string {
+func IntervalRows(c *record.Cell, nmetrics int) [][]string {
 	rows := make([][]string, 0, len(c.Intervals))
 	for i, iv := range c.Intervals {
 		s := iv.Seconds()
@@ -165,7 +166,7 @@ func IntervalRows(c *Cell, nmetrics int) [][]string {
 // WriteRun replaces run.json atomically. A value JSON cannot carry (NaN,
 // ±Inf: a frozen server's figures) is written as 0, or left out of a map,
 // and the run's notes say which (record.Finite): never a failed write.
-func (w *Writer) WriteRun(r *Run) error {
+func (w *Writer) WriteRun(r *record.Run) error {
 	for _, n := range record.Finite(r) {
 		r.Notes = append(r.Notes, "run.json: "+n)
 	}
@@ -173,22 +174,22 @@ func (w *Writer) WriteRun(r *Run) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
+	return section.WriteFileAtomic(filepath.Join(w.Dir, RunFile), append(b, '\n'))
 }
 
 // WriteSummary replaces summary.md and results.txt atomically, after
 // drawing the plots that summary.md links (see writeReports).
-func (w *Writer) WriteSummary(r *Run) error {
+func (w *Writer) WriteSummary(r *record.Run) error {
 	return writeReports(w.Dir, r)
 }
 
 // ReadRun loads run.json from a results directory.
-func ReadRun(dir string) (*Run, error) {
+func ReadRun(dir string) (*record.Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, RunFile))
 	if err != nil {
 		return nil, err
 	}
-	var r Run
+	var r record.Run
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
 	}
@@ -200,7 +201,7 @@ func ReadRun(dir string) (*Run, error) {
 
 // BindWorkloads makes the workloads of the cells and the plan, as decoded
 // from run.json, their engines' options again.
-func BindWorkloads(r *Run) error {
+func BindWorkloads(r *record.Run) error {
 	for i := range r.Plan {
 		if err := experiment.Engines.Bind(&r.Plan[i].Workload); err != nil {
 			return fmt.Errorf("plan cell %s: %w", r.Plan[i].Name, err)
@@ -238,31 +239,6 @@ func appendSync(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // f2 and f3 print a figure with 2 or 3 decimals; a value that is not a

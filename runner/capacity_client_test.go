@@ -181,7 +181,7 @@ func TestCapacityClientBoundOnSandbox(t *testing.T) {
 	if text := rec.Text(); !strings.Contains(text, "the client could not keep up above it") {
 		t.Errorf("cells.csv's capacity_slo %q does not blame the client", text)
 	}
-	run := &results.Run{Experiment: "client", Cells: []results.Cell{{Name: "reads", Scenario: "reads", Repeat: 1, Status: results.CellOK,
+	run := &record.Run{Experiment: "client", Cells: []record.Cell{{Name: "reads", Scenario: "reads", Repeat: 1, Status: record.CellOK,
 		Result: &engine.Result{Elapsed: win, Events: 1000}, Capacity: rec}}}
 	var b bytes.Buffer
 	results.WriteConclusion(&b, run)

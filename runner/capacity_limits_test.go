@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -98,7 +99,7 @@ func TestCapacitySlowDiskOnSandbox(t *testing.T) {
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK || c.Capacity == nil || c.Capacity.Search == nil {
+	if c.Status != record.CellOK || c.Capacity == nil || c.Capacity.Search == nil {
 		t.Fatalf("cell: %s %s, capacity %+v", c.Status, c.Error, c.Capacity)
 	}
 	dc := c.DiskCheck
@@ -217,7 +218,7 @@ func TestCapacityLimitsAfterReload(t *testing.T) {
 	if left := ourServers(t); len(left) > 0 {
 		t.Fatalf("server processes left: %v", left)
 	}
-	if len(run.Cells) != 1 || run.Cells[0].Status != results.CellOK {
+	if len(run.Cells) != 1 || run.Cells[0].Status != record.CellOK {
 		t.Fatalf("cells: %+v", run.Cells)
 	}
 	lw.mu.Lock()

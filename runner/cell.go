@@ -19,6 +19,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -73,8 +74,8 @@ func (r *Runner) alive() bool {
 
 // fail marks the cell failed with err, naming a full disk or a dead server
 // as the cause; a dead server is brought back for the next cell.
-func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
-	res.Status = results.CellFailed
+func (r *Runner) fail(ctx context.Context, res *record.Cell, err error) {
+	res.Status = record.CellFailed
 	res.Error = err.Error()
 	if r.srv == nil {
 		return
@@ -111,7 +112,7 @@ func (r *Runner) fail(ctx context.Context, res *results.Cell, err error) {
 // ensureServer starts the server the cell needs (a new image is a new
 // server, on which the data is loaded again), and brings back one that
 // died since the last cell.
-func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
 	if r.srv == nil || c.Image != r.image || r.topologyChanged(c) { // topology.go
 		r.stopServer()
 		if err := r.startServer(ctx, *c); err != nil {
@@ -367,7 +368,7 @@ var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
 
 // restartIfNeeded restarts the server if the cell's startup options differ
 // from the running ones.
-func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
 	want := r.startupFor(*c)
 	planned := len(r.planned(c, res).SettingsRestart()) > 0 && !res.Restarted // change.go
 	if !planned && sameSettings(want, r.srv.Startup()) {
@@ -386,7 +387,7 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 // configure applies the cell's dynamic variables and reads back what is in
 // effect. A variable the server refuses as read-only is moved to the
 // startup options and the server restarted with it.
-func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
 	db := r.openDB("")
 	defer db.Close()
 	dyn := r.dynamic(c, res) // change.go: the plan's, less what the server refused
@@ -602,7 +603,7 @@ func (r *Runner) autoWarmup(ctx context.Context, w engine.Workload, cfg *mysql.C
 // are nudged (drainNudges) for the wait and put back after it, unless the
 // cell itself sets one of those variables. The wait ends
 // at the cap, or when the count stops falling, and is recorded either way.
-func (r *Runner) drain(ctx context.Context, c *experiment.Cell, res *results.Cell) error {
+func (r *Runner) drain(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
 	p := c.Policy
 	db := r.openDB("")
 	defer db.Close()

@@ -7,7 +7,6 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
-	"benchmatrix/results"
 	"benchmatrix/server"
 )
 
@@ -37,7 +36,7 @@ func (r *Runner) restartNeed(name string) catalog.Need {
 // (res.Change.Start, set when the server is started). It is decided once
 // per cell; what the runner finds later (a read-only variable, a dead
 // server, data that is gone) it adds, and did records why.
-func (r *Runner) planned(c *experiment.Cell, res *results.Cell) experiment.Change {
+func (r *Runner) planned(c *experiment.Cell, res *record.Cell) experiment.Change {
 	if r.chg.decided != nil {
 		return *r.chg.decided
 	}
@@ -54,7 +53,7 @@ func (r *Runner) planned(c *experiment.Cell, res *results.Cell) experiment.Chang
 // dynamic is the plan's SET GLOBAL list for c (experiment.Between), less
 // the variables the server has refused as read-only since: those are set
 // at start instead (restartIfNeeded), and overrides says so.
-func (r *Runner) dynamic(c *experiment.Cell, res *results.Cell) []server.Setting {
+func (r *Runner) dynamic(c *experiment.Cell, res *record.Cell) []server.Setting {
 	var out []server.Setting
 	for _, p := range r.planned(c, res).Dynamic {
 		if !r.readOnly[catalog.VariableName(p.Name)] {
@@ -67,7 +66,7 @@ func (r *Runner) dynamic(c *experiment.Cell, res *results.Cell) []server.Setting
 // did completes the cell's Change (what the runner did, in the plan's
 // terms) from how its data came to be, says why it differs from the
 // plan's, and makes c the cell the server ran last.
-func (r *Runner) did(c *experiment.Cell, res *results.Cell) experiment.Change {
+func (r *Runner) did(c *experiment.Cell, res *record.Cell) experiment.Change {
 	want := r.planned(c, res)
 	ch := res.Change
 	switch res.Data {

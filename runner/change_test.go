@@ -10,7 +10,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // shippedPlans plans every shipped manifest for a MariaDB server, without
@@ -54,7 +54,7 @@ func TestRunnerDecidesAsThePlanOverShippedManifests(t *testing.T) {
 		kinds := map[string]bool{}
 		for i := range plan.Cells {
 			c := &plan.Cells[i]
-			res := &results.Cell{}
+			res := &record.Cell{}
 			res.Change.Start = i == 0 || c.Change.Start // ensureServer: a new server for a new image or topology
 			got := r.planned(c, res)
 			if !reflect.DeepEqual(got, c.Change) {
@@ -160,7 +160,7 @@ func TestOverridesSayWhy(t *testing.T) {
 	}
 	r := &Runner{plan: plan, m: plan.Manifest, flavor: plan.Flavor, readOnly: map[string]bool{}}
 	// Resumed at the second cell: a new server.
-	res := &results.Cell{Data: "loaded"}
+	res := &record.Cell{Data: "loaded"}
 	res.Change.Start = true
 	ch := r.did(&plan.Cells[1], res)
 	if ch.Cost() != "start+reload" || len(ch.Overrides) != 1 || !strings.Contains(ch.Overrides[0], "a new server for this cell (the plan's change was none)") {
@@ -168,7 +168,7 @@ func TestOverridesSayWhy(t *testing.T) {
 	}
 	// That cell failed, the server died and came back: its data is gone.
 	r.chg.lastErr = "the server died: invalid connection"
-	ch = r.did(&plan.Cells[2], &results.Cell{Data: "loaded"})
+	ch = r.did(&plan.Cells[2], &record.Cell{Data: "loaded"})
 	if ch.Cost() != "reload" || len(ch.Overrides) != 1 || !strings.Contains(ch.Overrides[0], "after the cell before failed (the server died: invalid connection)") {
 		t.Fatalf("after a dead server: %s %q", ch.Cost(), ch.Overrides)
 	}

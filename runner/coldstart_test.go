@@ -8,7 +8,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // A cold start that is cold for MyISAM too: on a real sandbox in its own
@@ -48,7 +48,7 @@ again = { cold = true }
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	cold, warm, again := run.Cells[0], run.Cells[1], run.Cells[2]
-	for _, c := range []results.Cell{cold, again} {
+	for _, c := range []record.Cell{cold, again} {
 		cs := c.ColdStart
 		if cs == nil || !cs.Restarted || !cs.PageCache {
 			t.Fatalf("%s: cold start %+v", c.Name, cs)
@@ -62,7 +62,7 @@ again = { cold = true }
 	if warm.ColdStart != nil {
 		t.Errorf("warm: cold start %+v", warm.ColdStart)
 	}
-	reads := func(c results.Cell) float64 {
+	reads := func(c record.Cell) float64 {
 		j := slices.Index(run.MetricColumns, "cg_reads_s")
 		sum := 0.0
 		for i, iv := range c.Intervals {

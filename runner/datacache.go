@@ -13,7 +13,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -143,7 +143,7 @@ func (r *Runner) cacheKey(ctx context.Context, o engine.Spec) (cache.Key, error)
 // restoreCached restores o's data (shape key) from the cache when an
 // entry for it exists and is sound. It reports whether it did; a corrupt
 // entry is discarded (noted on the cell) and the data loaded instead.
-func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, res *results.Cell) (bool, error) {
+func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, res *record.Cell) (bool, error) {
 	c, sw := r.cacheFor()
 	if c == nil || !cacheable(o) {
 		return false, nil
@@ -196,7 +196,7 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, r
 // storeCached keeps the snapshot of o's just-loaded data (shape key) in
 // the cache. A failure is the cache's problem, not the cell's: it is
 // logged and noted.
-func (r *Runner) storeCached(ctx context.Context, key string, o engine.Spec, res *results.Cell) {
+func (r *Runner) storeCached(ctx context.Context, key string, o engine.Spec, res *record.Cell) {
 	c, sw := r.cacheFor()
 	k, ok := r.dc.keys[key]
 	if c == nil || !ok || !cacheable(o) {

@@ -11,6 +11,7 @@ import (
 
 	"benchmatrix/cache"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -30,14 +31,14 @@ table_size = 100000
 `
 }
 
-func runOnce(t *testing.T, src string) *results.Run {
+func runOnce(t *testing.T, src string) *record.Run {
 	t.Helper()
 	run, err := Run(context.Background(), planFrom(t, src), Config{OutDir: t.TempDir(), Start: sandboxStart, Log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range run.Cells {
-		if c.Status != results.CellOK || c.Result == nil || c.Result.Events == 0 || c.Result.Errors > 0 {
+		if c.Status != record.CellOK || c.Result == nil || c.Result.Events == 0 || c.Result.Errors > 0 {
 			t.Fatalf("cell %s: %s %s", c.Name, c.Status, c.Error)
 		}
 	}
@@ -153,7 +154,7 @@ func TestDataCacheConcurrentRuns(t *testing.T) {
 	dir := t.TempDir()
 	src := cacheManifest(dir, "")
 	var wg sync.WaitGroup
-	runs := make([]*results.Run, 2)
+	runs := make([]*record.Run, 2)
 	for i := range runs {
 		wg.Add(1)
 		go func() {
@@ -171,7 +172,7 @@ func TestDataCacheConcurrentRuns(t *testing.T) {
 		return
 	}
 	for _, r := range runs {
-		if c := r.Cells[0]; c.Status != results.CellOK || c.DataCache == "" {
+		if c := r.Cells[0]; c.Status != record.CellOK || c.DataCache == "" {
 			t.Fatalf("concurrent run: %s, data %q entry %q note %q", c.Status, c.Data, c.DataCache, c.DataCacheNote)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -157,12 +157,12 @@ sync_binlog = [0, 1, 2]
 		t.Fatalf("err %v, %d cells", err, len(run.Cells))
 	}
 	first := run.Cells[0]
-	if first.Status != results.CellFailed || !strings.HasPrefix(first.Error, "the server died") {
+	if first.Status != record.CellFailed || !strings.HasPrefix(first.Error, "the server died") {
 		t.Fatalf("first cell: %s %q", first.Status, first.Error)
 	}
 	col := slices.Index(run.MetricColumns, "cpu_server_pct")
 	for i, c := range run.Cells[1:] {
-		if c.Status != results.CellOK || c.Result.Events == 0 {
+		if c.Status != record.CellOK || c.Result.Events == 0 {
 			t.Fatalf("cell %d after the kill: %s %s", i+2, c.Status, c.Error)
 		}
 		filled := 0

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"syscall"
 
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // hostFacts reads what the run's numbers depend on from the machine: CPU,
 // cores, memory, kernel, and the storage under the datadir.
-func hostFacts(datadir string) results.Host {
-	h := results.Host{Cores: runtime.NumCPU()}
+func hostFacts(datadir string) record.Host {
+	h := record.Host{Cores: runtime.NumCPU()}
 	h.Hostname, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"benchmatrix/experiment"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/topology"
 )
 
@@ -21,7 +21,7 @@ type eventsHook struct {
 	stop func()
 	done chan struct{}
 	mu   sync.Mutex
-	evs  []results.NodeEvent
+	evs  []record.NodeEvent
 }
 
 func (*eventsHook) feature() string { return "events" }
@@ -52,7 +52,7 @@ func (h *eventsHook) run(ctx context.Context, cl *topology.Cluster, events []exp
 		}
 		at := time.Since(start).Seconds()
 		err := cl.Do(ctx, ev)
-		ne := results.NodeEvent{At: at, Node: ev.Node, Action: ev.Action}
+		ne := record.NodeEvent{At: at, Node: ev.Node, Action: ev.Action}
 		if err != nil {
 			ne.Error = err.Error()
 		}

@@ -21,7 +21,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -283,20 +283,20 @@ func (w *fakeWorkload) Run(ctx context.Context, _ *mysql.Config, eo engine.Optio
 // memSink keeps the results in memory.
 type memSink struct {
 	mu      sync.Mutex
-	run     *results.Run
-	cells   []results.Cell
+	run     *record.Run
+	cells   []record.Cell
 	writes  int
 	summary bool
 }
 
-func (m *memSink) WriteRun(r *results.Run) error {
+func (m *memSink) WriteRun(r *record.Run) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.run, m.writes = r, m.writes+1
 	return nil
 }
 
-func (m *memSink) AppendCell(c *results.Cell) error {
+func (m *memSink) AppendCell(c *record.Cell) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cells = append(m.cells, *c)
@@ -305,7 +305,7 @@ func (m *memSink) AppendCell(c *results.Cell) error {
 
 func (m *memSink) Close() error { return nil }
 
-func (m *memSink) WriteSummary(*results.Run) error {
+func (m *memSink) WriteSummary(*record.Run) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.summary = true

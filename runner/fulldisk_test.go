@@ -13,7 +13,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -75,7 +75,7 @@ sync_binlog = [0, 1]
 		t.Fatalf("cells recorded: %v (err %v); want both (the run goes on)", run, err)
 	}
 	for _, c := range run.Cells {
-		if c.Status != results.CellFailed || !strings.Contains(c.Error, "no space") {
+		if c.Status != record.CellFailed || !strings.Contains(c.Error, "no space") {
 			t.Errorf("%s: status %s, error %q; want a failure naming no space", c.Name, c.Status, c.Error)
 		}
 	}

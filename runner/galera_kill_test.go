@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // A Galera node killed mid-cell by a planned event is started again after
@@ -57,7 +57,7 @@ action = "kill"
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	for i, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			t.Fatalf("cell %d (%s): %s %s", i+1, c.Name, c.Status, c.Error)
 		}
 		top := c.Topology
@@ -120,7 +120,7 @@ sync_binlog = [0, 1]
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	first, next := run.Cells[0], run.Cells[1]
-	if first.Status != results.CellFailed {
+	if first.Status != record.CellFailed {
 		t.Fatalf("cell %s, whose node3 was killed by nobody's plan: %s %q", first.Name, first.Status, first.Error)
 	}
 	for _, want := range []string{"node3 died", "killed by signal 9", "not by a planned event"} {
@@ -132,7 +132,7 @@ sync_binlog = [0, 1]
 		t.Fatalf("cell %s: topology %+v", first.Name, first.Topology)
 	}
 	t.Logf("cell %s: %s; healed %v", first.Name, first.Error, first.Topology.Healed)
-	if next.Status != results.CellOK {
+	if next.Status != record.CellOK {
 		t.Fatalf("the next cell %s: %s %s", next.Name, next.Status, next.Error)
 	}
 	top := next.Topology

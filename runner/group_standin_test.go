@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -50,7 +51,7 @@ func TestGroupStandinOnGalera(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK {
+	if c.Status != record.CellOK {
 		t.Fatalf("cell %s: %s", c.Status, c.Error)
 	}
 	if c.Detector == nil || c.Detector.Injected != 3 || c.Detector.Hits < 2 {

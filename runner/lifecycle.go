@@ -13,7 +13,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -159,7 +159,7 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 type cellRun struct {
 	r        *Runner
 	c        *experiment.Cell
-	res      *results.Cell
+	res      *record.Cell
 	hooks    []hook
 	workload engine.Workload // the cell's engine (workloadOf)
 	// snapshotted: ensureData saved a snapshot of the data it loaded,
@@ -195,7 +195,7 @@ type cellRun struct {
 	cleanup []func()
 }
 
-func (r *Runner) newCellRun(ctx context.Context, c *experiment.Cell, res *results.Cell) *cellRun {
+func (r *Runner) newCellRun(ctx context.Context, c *experiment.Cell, res *record.Cell) *cellRun {
 	cr := &cellRun{r: r, c: c, res: res, workload: r.workloadOf(c.Workload)}
 	cr.ctx, cr.cancel = context.WithCancelCause(ctx)
 	cr.hooks = cellHooks() // hooks.go
@@ -534,8 +534,8 @@ func (n noEngine) Run(context.Context, *mysql.Config, engine.Options, func(engin
 // runCell takes one cell through the phases. A failure fails the cell, not
 // the run; a server that stopped answering is brought back for the next
 // cell when benchmatrix owns it.
-func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell {
-	res := &results.Cell{Name: c.Name, Index: c.Index, Scenario: c.Scenario, Params: c.Params, Repeat: c.Repeat,
+func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *record.Cell {
+	res := &record.Cell{Name: c.Name, Index: c.Index, Scenario: c.Scenario, Params: c.Params, Repeat: c.Repeat,
 		Started: time.Now(), Workload: c.Workload}
 	serverBefore := r.serverTime
 	defer func() {
@@ -551,9 +551,9 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *results.Cell 
 	}
 	switch {
 	case err == nil:
-		res.Status = results.CellOK
+		res.Status = record.CellOK
 	case ctx.Err() != nil:
-		res.Status, res.Error = results.CellFailed, "interrupted"
+		res.Status, res.Error = record.CellFailed, "interrupted"
 	default:
 		bctx, cancel := context.WithTimeout(ctx, r.deadline(c, PhaseBetween))
 		r.fail(bctx, res, err)

@@ -14,6 +14,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -99,7 +100,7 @@ func TestFrozenServer(t *testing.T) {
 			if rerr != nil {
 				t.Fatalf("run.json: %v", rerr)
 			}
-			if stored.Status != results.StatusFinished || len(stored.Cells) != 2 {
+			if stored.Status != record.StatusFinished || len(stored.Cells) != 2 {
 				t.Fatalf("run.json: status %q, %d cells, want finished with 2", stored.Status, len(stored.Cells))
 			}
 			c := run.Cells[0]
@@ -107,7 +108,7 @@ func TestFrozenServer(t *testing.T) {
 			t.Logf("frozen at %s: cell %s %s in %.1f s wall (warm-up + duration + grace + 2 s = %.0f s; prepare %.1f s, server %.1f s): %s",
 				tc.at, c.Name, c.Status, c.WallSeconds, bound.Seconds(), c.PrepareSeconds, c.ServerSeconds, c.Error)
 			if tc.wantOK {
-				if c.Status != results.CellOK {
+				if c.Status != record.CellOK {
 					t.Fatalf("cell frozen at the window's end: %s %q, want ok with a stall", c.Status, c.Error)
 				}
 				if c.Stalls == nil || c.Stalls.Count == 0 {
@@ -115,7 +116,7 @@ func TestFrozenServer(t *testing.T) {
 				}
 			} else {
 				want := "the server stopped answering in " + string(tc.wantPhase)
-				if c.Status != results.CellFailed || !strings.Contains(c.Error, want) {
+				if c.Status != record.CellFailed || !strings.Contains(c.Error, want) {
 					t.Fatalf("frozen cell: %s %q, want failed with %q", c.Status, c.Error, want)
 				}
 			}
@@ -144,7 +145,7 @@ func TestFrozenServer(t *testing.T) {
 			}
 			next := run.Cells[1]
 			t.Logf("next cell %s %s in %.1f s wall", next.Name, next.Status, next.WallSeconds)
-			if next.Status != results.CellOK {
+			if next.Status != record.CellOK {
 				t.Fatalf("the cell after the frozen one: %s %q", next.Status, next.Error)
 			}
 			if left := ourServers(t); len(left) > 0 {
@@ -184,7 +185,7 @@ sql = "LOCK TABLES sbtest.sbtest1 WRITE"
 		t.Fatalf("run: %v", err)
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK {
+	if c.Status != record.CellOK {
 		t.Fatalf("cell: %s %q", c.Status, c.Error)
 	}
 	t.Logf("injected at %v; stalls: %s; detector: %+v; notes %v", c.Injected, c.Stalls.Text, c.Detector, c.ObserveNotes)
@@ -205,7 +206,7 @@ sql = "LOCK TABLES sbtest.sbtest1 WRITE"
 	}
 	c = run.Cells[0]
 	want := "the server stopped answering"
-	if c.Status != results.CellFailed || !strings.Contains(c.Error, "[inject]") || !strings.Contains(c.Error, "sbtest2") ||
+	if c.Status != record.CellFailed || !strings.Contains(c.Error, "[inject]") || !strings.Contains(c.Error, "sbtest2") ||
 		!strings.Contains(c.Error, "Error 1146") || strings.Contains(c.Error, want) {
 		t.Fatalf("cell: %s %q, want failed with the server's error 1146 naming sbtest2", c.Status, c.Error)
 	}

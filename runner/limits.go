@@ -13,7 +13,6 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
-	"benchmatrix/results"
 	"benchmatrix/server"
 )
 
@@ -60,7 +59,7 @@ func (r *Runner) srvCaps() (catalog.Descriptor, bool) {
 // cell, runs the disk self-check once per disk limit, and pins
 // benchmatrix's own threads to client_cpus; the returned function unpins
 // them.
-func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *results.Cell) (func(), error) {
+func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *record.Cell) (func(), error) {
 	want := c.Limits
 	ch := r.planned(c, res) // change.go
 	res.Change.Limits = ch.Limits

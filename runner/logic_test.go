@@ -15,7 +15,7 @@ import (
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // fakePlan resolves src for the fake server's flavor.
@@ -31,7 +31,7 @@ warmup = "0s"
 observe = false
 `
 
-func costs(cells []results.Cell) string {
+func costs(cells []record.Cell) string {
 	var out []string
 	for _, c := range cells {
 		out = append(out, c.Name+":"+c.Change.Cost())
@@ -114,7 +114,7 @@ func TestFailureAccounting(t *testing.T) {
 	if want := "threads=1:ok threads=2:failed threads=4:ok"; strings.Join(got, " ") != want {
 		t.Fatalf("cells %v, want %s", got, want)
 	}
-	if !strings.Contains(run.Cells[1].Error, "deadlock storm") || run.Status != results.StatusFinished || !rig.sink.summary {
+	if !strings.Contains(run.Cells[1].Error, "deadlock storm") || run.Status != record.StatusFinished || !rig.sink.summary {
 		t.Fatalf("failed cell %q, run status %s, summary %v", run.Cells[1].Error, run.Status, rig.sink.summary)
 	}
 }
@@ -138,7 +138,7 @@ func TestDeadServerIsRecovered(t *testing.T) {
 	if len(run.Cells) != 3 || !strings.HasPrefix(run.Cells[1].Error, "the server died") || run.Cells[1].ServerLog == "" {
 		t.Fatalf("cells: %+v", run.Cells)
 	}
-	if run.Cells[2].Status != results.CellOK || run.Cells[2].Data != "loaded" || rig.srv.restarts != 1 {
+	if run.Cells[2].Status != record.CellOK || run.Cells[2].Data != "loaded" || rig.srv.restarts != 1 {
 		t.Fatalf("after recovery: status %s, data %s, restarts %d", run.Cells[2].Status, run.Cells[2].Data, rig.srv.restarts)
 	}
 }
@@ -185,7 +185,7 @@ func TestResumeRunsOnlyTheRest(t *testing.T) {
 		return nil
 	}
 	run, err := Run(ctx, fakePlan(t, src), first.cfg)
-	if !errors.Is(err, context.Canceled) || exitcode.Of(err) != exitcode.Interrupted || run.Status != results.StatusInterrupted {
+	if !errors.Is(err, context.Canceled) || exitcode.Of(err) != exitcode.Interrupted || run.Status != record.StatusInterrupted {
 		t.Fatalf("interrupted run: err %v, status %s", err, run.Status)
 	}
 	if len(run.Cells) != 2 {

@@ -9,7 +9,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -22,7 +22,7 @@ const TopWaits = 10
 type watch struct {
 	r       *Runner
 	c       *experiment.Cell
-	res     *results.Cell
+	res     *record.Cell
 	db      *sql.DB
 	sampler *observe.Sampler
 
@@ -62,7 +62,7 @@ func (h *watchHook) collect(ctx context.Context, cr *cellRun) error {
 // startWatch takes the "before" snapshots and starts the sampler.
 // Observation never fails a cell: what cannot be observed is noted and
 // left empty.
-func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *results.Cell) *watch {
+func (r *Runner) startWatch(ctx context.Context, c *experiment.Cell, res *record.Cell) *watch {
 	w := &watch{r: r, c: c, res: res}
 	w.startNodes(ctx) // topology.go
 	if !c.Policy.Observe {
@@ -196,14 +196,14 @@ func (w *watch) stop(ctx context.Context) {
 			}
 		}
 	}
-	results.Observe(res, observe.Columns())
+	analysis.Observe(res, observe.Columns())
 	if ws, err := observe.Waits(ctx, w.db); err == nil {
 		res.Waits = observe.TopWaits(w.waitsBefore, ws, TopWaits)
 	}
 	if w.haveBefore {
 		if after, err := observe.TableStats(ctx, w.db, w.r.schema, w.c.Workload.Data().Tables); err == nil {
 			g := observe.Growth(w.tablesBefore, after)
-			res.Growth = &results.Growth{RowsBefore: w.tablesBefore.Rows, RowsAfter: after.Rows, RowsDelta: g.Rows, RowsExact: g.RowsExact,
+			res.Growth = &record.Growth{RowsBefore: w.tablesBefore.Rows, RowsAfter: after.Rows, RowsDelta: g.Rows, RowsExact: g.RowsExact,
 				BytesBefore: w.tablesBefore.DataBytes + w.tablesBefore.IndexBytes, BytesAfter: after.DataBytes + after.IndexBytes,
 				MaxIDBefore: w.tablesBefore.MaxID, MaxIDAfter: after.MaxID}
 		} else {

@@ -11,7 +11,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -49,10 +49,10 @@ func TestMemoryLimitKillNamed(t *testing.T) {
 	}
 	tight, roomy := run.Cells[0], run.Cells[1]
 	want := "the server was killed by its memory limit (memory = 320M, 1 OOM kill in the cell)"
-	if tight.Status != results.CellFailed || !strings.HasPrefix(tight.Error, want) || strings.Contains(tight.Error, "the server died") {
+	if tight.Status != record.CellFailed || !strings.HasPrefix(tight.Error, want) || strings.Contains(tight.Error, "the server died") {
 		t.Fatalf("tight: status %s, error %q; want it to begin %q", tight.Status, tight.Error, want)
 	}
-	if roomy.Status != results.CellOK || roomy.Result.Events == 0 {
+	if roomy.Status != record.CellOK || roomy.Result.Events == 0 {
 		t.Fatalf("roomy: %s %s", roomy.Status, roomy.Error)
 	}
 }
@@ -121,10 +121,10 @@ func TestDockerMemoryLimitKillNamed(t *testing.T) {
 	}
 	tight, roomy := run.Cells[0], run.Cells[1]
 	want := "the server was killed by its memory limit (memory = 320M, 1 OOM kill in the cell)"
-	if tight.Status != results.CellFailed || !strings.HasPrefix(tight.Error, want) {
+	if tight.Status != record.CellFailed || !strings.HasPrefix(tight.Error, want) {
 		t.Fatalf("tight: status %s, error %q; want it to begin %q", tight.Status, tight.Error, want)
 	}
-	if roomy.Status != results.CellOK || roomy.Result.Events == 0 {
+	if roomy.Status != record.CellOK || roomy.Result.Events == 0 {
 		t.Fatalf("roomy: %s %s", roomy.Status, roomy.Error)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/profile"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -45,7 +45,7 @@ func setupProfiles(plan *experiment.Plan, tempDir string, notices io.Writer) err
 type cellProfiler struct {
 	r      *Runner
 	c      *experiment.Cell
-	res    *results.Cell
+	res    *record.Cell
 	ctx    context.Context
 	spec   experiment.ProfileSpec
 	warmup time.Duration
@@ -62,7 +62,7 @@ type cellProfiler struct {
 
 // startProfile prepares the cell's profiler; with no warm-up it starts at
 // once. A cell that is not profiled gets a profiler that does nothing.
-func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *results.Cell, o engine.Common) *cellProfiler {
+func (r *Runner) startProfile(ctx context.Context, c *experiment.Cell, res *record.Cell, o engine.Common) *cellProfiler {
 	p := &cellProfiler{r: r, c: c, res: res, ctx: ctx, spec: c.Policy.Profile, warmup: o.Warmup, window: o.Time}
 	if !p.spec.On() {
 		return p
@@ -165,7 +165,7 @@ func (p *cellProfiler) finish(ctx context.Context, ok bool) {
 	p.stopRecordings()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	cp := &results.CellProfile{Mode: p.spec.Mode, Notes: p.notes}
+	cp := &record.CellProfile{Mode: p.spec.Mode, Notes: p.notes}
 	if !p.started {
 		cp.Notes = append(cp.Notes, "the measured window ended before the profiler started")
 	}
@@ -184,7 +184,7 @@ func (p *cellProfiler) finish(ctx context.Context, ok bool) {
 			cp.Notes = append(cp.Notes, "no results directory: profiles not written")
 			continue
 		}
-		mp, err := results.WriteModeProfile(p.r.cfg.OutDir, p.c.Name, p.c.Repeat, prof, rec.Seconds())
+		mp, err := profile.WriteModeProfile(p.r.cfg.OutDir, p.c.Name, p.c.Repeat, prof, rec.Seconds())
 		if err != nil {
 			cp.Notes = append(cp.Notes, fmt.Sprintf("writing the %s profile: %v", prof.Mode, err))
 			continue

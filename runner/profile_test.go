@@ -11,6 +11,7 @@ import (
 
 	"benchmatrix/experiment"
 	"benchmatrix/profile"
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -62,7 +63,7 @@ func TestProfilesOnSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]results.Cell{}
+	byName := map[string]record.Cell{}
 	for _, c := range run.Cells {
 		byName[c.Name] = c
 	}
@@ -70,7 +71,7 @@ func TestProfilesOnSandbox(t *testing.T) {
 	if b1.Profile == nil || b1.Profile.CPU == nil || b1.Profile.OffCPU == nil {
 		t.Fatalf("b1e1 has no profiles: %+v (notes %v)", b1.Profile, b1.ObserveNotes)
 	}
-	if twin := byName["b1e1/profile=off"]; twin.Status != results.CellOK || twin.Profile != nil {
+	if twin := byName["b1e1/profile=off"]; twin.Status != record.CellOK || twin.Profile != nil {
 		t.Fatalf("the unprofiled twin: %+v", twin)
 	}
 	for _, f := range []string{b1.Profile.CPU.Folded, b1.Profile.CPU.SVG, b1.Profile.CPU.Pprof, b1.Profile.OffCPU.SVG} {
@@ -152,7 +153,7 @@ table_size = 1000
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cpu *results.ModeProfile
+	var cpu *record.ModeProfile
 	for _, c := range run.Cells {
 		if c.Profile != nil {
 			cpu = c.Profile.CPU

@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -151,10 +152,10 @@ sync_binlog = [0, 1]
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	first, second := run.Cells[0], run.Cells[1]
-	if first.Status != results.CellFailed || !strings.Contains(first.Error, "server died") || first.ServerLog == "" {
+	if first.Status != record.CellFailed || !strings.Contains(first.Error, "server died") || first.ServerLog == "" {
 		t.Fatalf("first cell: status %s, error %q, log %q", first.Status, first.Error, first.ServerLog)
 	}
-	if second.Status != results.CellOK || second.Result.Events == 0 {
+	if second.Status != record.CellOK || second.Result.Events == 0 {
 		t.Fatalf("second cell: %s %s", second.Status, second.Error)
 	}
 }
@@ -376,7 +377,7 @@ sync_binlog = [0, 1]
 	if zero < 2 || first.Stalls == nil || len(first.Stalls.Episodes) == 0 {
 		t.Fatalf("first cell: %d zero-throughput intervals, stalls %+v", zero, first.Stalls)
 	}
-	if second.Status != results.CellOK || second.Result.Events == 0 || second.Result.ForcedShutdown {
+	if second.Status != record.CellOK || second.Result.Events == 0 || second.Result.ForcedShutdown {
 		t.Fatalf("second cell after SIGCONT: %s %s", second.Status, second.Error)
 	}
 }

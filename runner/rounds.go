@@ -11,7 +11,6 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/record"
-	"benchmatrix/results"
 	"benchmatrix/sequential"
 )
 
@@ -29,7 +28,7 @@ import (
 // rounds it adds. The minimum rounds run one round at a time, with the
 // decision so far printed after each; duration = "auto" chooses the cells'
 // length after the first.
-func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo []int) error {
+func (r *Runner) runRounds(ctx context.Context, run *record.Run, w Sink, todo []int) error {
 	spec, ok := analysis.RoundsSpecOf(r.m)
 	if !ok {
 		return r.runCells(ctx, run, w, todo)
@@ -96,7 +95,7 @@ func (r *Runner) runRounds(ctx context.Context, run *results.Run, w Sink, todo [
 
 // roundState is the progress line after a round of the minimum: each
 // comparison's ratio and interval so far.
-func roundState(run *results.Run, spec record.RoundsSpec, round int) string {
+func roundState(run *record.Run, spec record.RoundsSpec, round int) string {
 	ds, err := analysis.DecideRounds(run, spec)
 	if err != nil || len(ds) == 0 {
 		return fmt.Sprintf("after round %d: nothing to decide yet", round)
@@ -117,13 +116,13 @@ func roundState(run *results.Run, spec record.RoundsSpec, round int) string {
 // cells of the rounds after it measure the length chosen from its
 // per-second noise and its setup time (sequential.ChooseLength); a resumed
 // run chooses again from the same cells, and so the same.
-func (r *Runner) chooseLength(run *results.Run, spec record.RoundsSpec, round int) {
+func (r *Runner) chooseLength(run *record.Run, spec record.RoundsSpec, round int) {
 	if !r.m.Policy.DurationAuto || r.length != nil {
 		return
 	}
 	var cells []sequential.CellNoise
 	for _, c := range run.Cells {
-		if c.Repeat != round || c.Status != results.CellOK || c.Result == nil {
+		if c.Repeat != round || c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		var ps []float64
@@ -169,7 +168,7 @@ func (r *Runner) chooseLength(run *results.Run, spec record.RoundsSpec, round in
 
 // nextRound decides the run's comparisons and returns why it stops, or ""
 // to add a round.
-func (r *Runner) nextRound(run *results.Run, spec record.RoundsSpec) string {
+func (r *Runner) nextRound(run *record.Run, spec record.RoundsSpec) string {
 	if r.cfg.Shard != nil {
 		return analysis.StoppedShard
 	}
@@ -199,7 +198,7 @@ func (r *Runner) nextRound(run *results.Run, spec record.RoundsSpec) string {
 
 // roundsTime is the cells' wall time so far and a round's average, in
 // seconds.
-func roundsTime(run *results.Run, rounds int) (spent, perRound float64) {
+func roundsTime(run *record.Run, rounds int) (spent, perRound float64) {
 	for _, c := range run.Cells {
 		spent += c.WallSeconds
 	}
@@ -213,7 +212,7 @@ func roundsTime(run *results.Run, rounds int) (spent, perRound float64) {
 // as the stored one, and one round longer when the stored run stopped
 // between rounds (interrupted) with its question still open; added is the
 // cell runs of that round, which the stored plan does not have.
-func (r *Runner) growForResume(old *results.Run) (added int, err error) {
+func (r *Runner) growForResume(old *record.Run) (added int, err error) {
 	spec, ok := analysis.RoundsSpecOf(r.m)
 	if !ok || old == nil {
 		return 0, nil
@@ -227,7 +226,7 @@ func (r *Runner) growForResume(old *results.Run) (added int, err error) {
 			return 0, err
 		}
 	}
-	if len(old.Cells) < len(old.Plan) || old.Status == results.StatusFinished || r.cfg.Shard != nil || len(r.plan.Cells) != len(old.Plan) {
+	if len(old.Cells) < len(old.Plan) || old.Status == record.StatusFinished || r.cfg.Shard != nil || len(r.plan.Cells) != len(old.Plan) {
 		return 0, nil
 	}
 	if r.nextRound(old, spec) != "" {

@@ -13,7 +13,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // failFirst fails its first run and then reports as levelWorkload does.
@@ -54,7 +54,7 @@ func TestRoundsAfterAFailedCell(t *testing.T) {
 			t.Errorf("round %d ran %d cells, want 2 (rounds run %v)", k, seen[k], seen)
 		}
 	}
-	if run.Rounds == nil || run.Rounds.Rounds < 3 || run.Cells[0].Status == results.CellOK {
+	if run.Rounds == nil || run.Rounds.Rounds < 3 || run.Cells[0].Status == record.CellOK {
 		t.Errorf("rounds %+v, first cell %s", run.Rounds, run.Cells[0].Status)
 	}
 	if s := log.String(); strings.Contains(s, "NaN") || !strings.Contains(s, "b vs a: no round measured both yet") {

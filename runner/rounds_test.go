@@ -20,6 +20,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -73,13 +74,13 @@ func roundsRig(noise float64, pause time.Duration, seed uint64) (*fakeRig, *leve
 const twoScenarios = "[workload]\nname = \"oltp_point_select\"\ntable_size = 1000\n[scenarios]\na = { threads = 1 }\nb = { threads = 2 }\n"
 const sameScenarios = "[workload]\nname = \"oltp_point_select\"\ntable_size = 1000\n[scenarios]\na = { sync_binlog = 0 }\nb = { sync_binlog = 0 }\n"
 
-func runRoundsFake(t *testing.T, rig *fakeRig, src string, f experiment.Flags) (*results.Run, error) {
+func runRoundsFake(t *testing.T, rig *fakeRig, src string, f experiment.Flags) (*record.Run, error) {
 	t.Helper()
 	f.Flavor = catalog.MariaDB
 	return Run(context.Background(), planWith(t, src, f), rig.cfg)
 }
 
-func checkKeys(t *testing.T, run *results.Run) {
+func checkKeys(t *testing.T, run *record.Run) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, c := range run.Cells {
@@ -172,7 +173,7 @@ func TestRoundsBudget(t *testing.T) {
 func TestRoundsShardRunsMinimum(t *testing.T) {
 	t.Parallel()
 	rig, _ := roundsRig(0.05, 0, 5)
-	rig.cfg.Shard = &results.ShardRecord{K: 1, N: 1}
+	rig.cfg.Shard = &record.ShardRecord{K: 1, N: 1}
 	run, err := runRoundsFake(t, rig, roundsHead+twoScenarios, experiment.Flags{})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +190,7 @@ type cancelSink struct {
 	cancel context.CancelFunc
 }
 
-func (s cancelSink) AppendCell(c *results.Cell) error {
+func (s cancelSink) AppendCell(c *record.Cell) error {
 	err := s.memSink.AppendCell(c)
 	if len(s.cells) >= s.n {
 		s.cancel()

@@ -51,9 +51,9 @@ type StartFunc func(ctx context.Context, spec StartSpec) (server.Server, error)
 // every change, each finished cell before the next starts, and the summary
 // at the end. results.Writer is the real one (a results directory).
 type Sink interface {
-	WriteRun(run *results.Run) error
-	AppendCell(c *results.Cell) error
-	WriteSummary(run *results.Run) error
+	WriteRun(run *record.Run) error
+	AppendCell(c *record.Cell) error
+	WriteSummary(run *record.Run) error
 	// Close releases the sink (a results directory's lock).
 	Close() error
 }
@@ -89,7 +89,7 @@ type Config struct {
 	Procs sqlconn.ProcReserver
 	// Resume, when set, is the stored run.json of an interrupted run in
 	// OutDir: its finished cell runs are kept and not run again.
-	Resume *results.Run
+	Resume *record.Run
 	// Progress, if set, hears which cell runs and in what phase.
 	Progress Progress
 	// Force lets prepare use a schema that holds tables the workload does
@@ -110,7 +110,7 @@ type Config struct {
 	// results.RunKey), for run --rerun; cells without one get a new seed.
 	Seeds map[string]int64
 	// Shard is the shard of the plan this run runs (shard.go), for run.json.
-	Shard *results.ShardRecord
+	Shard *record.ShardRecord
 }
 
 // Runner executes one plan.
@@ -166,7 +166,7 @@ func (e *UsageError) ExitCode() int { return exitcode.Usage }
 // Run executes the plan and writes the results directory. On interrupt
 // (ctx cancelled) it keeps every finished cell, marks the run interrupted
 // and returns ctx.Err().
-func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, error) {
+func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*record.Run, error) {
 	log := cfg.Log
 	if log == nil {
 		log = io.Discard
@@ -185,7 +185,7 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*results.Run, 
 	return r.run(ctx)
 }
 
-func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
+func (r *Runner) run(ctx context.Context) (_ *record.Run, err error) {
 	run := r.newRecord()
 	run.UserMetrics = userMetricColumns(r.plan) // topology.go
 	run.Shard = r.cfg.Shard                     // shard.go
@@ -230,12 +230,12 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 		run.Fingerprint = results.ComputeFingerprint(run)
 		switch {
 		case ctx.Err() != nil:
-			run.Status = results.StatusInterrupted
+			run.Status = record.StatusInterrupted
 		case err != nil && !errors.Is(err, ErrCellsFailed):
-			run.Status = results.StatusFailed
+			run.Status = record.StatusFailed
 			run.Notes = append(run.Notes, "run stopped: "+err.Error())
 		default:
-			run.Status = results.StatusFinished
+			run.Status = record.StatusFinished
 		}
 		if werr := w.WriteRun(run); werr != nil && err == nil {
 			err = werr
@@ -253,13 +253,13 @@ func (r *Runner) run(ctx context.Context) (_ *results.Run, err error) {
 
 // newRecord is the run record before any cell: the manifest, the plan, the
 // tool and the host.
-func (r *Runner) newRecord() *results.Run {
+func (r *Runner) newRecord() *record.Run {
 	m := r.m
 	// The stored text has no secrets (a password in [server] dsn).
 	text := m.Stored()
 	sum := sha256.Sum256([]byte(text))
-	return &results.Run{
-		Tool:          results.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
+	return &record.Run{
+		Tool:          record.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
 		Experiment:    m.Name,
 		Description:   m.Description,
 		ManifestPath:  m.Path,
@@ -274,7 +274,7 @@ func (r *Runner) newRecord() *results.Run {
 		Plan:          experiment.PlanRecord(r.plan.Cells),
 		Order:         string(r.plan.Order),
 		Seed:          r.plan.Seed,
-		Status:        results.StatusRunning,
+		Status:        record.StatusRunning,
 		Started:       time.Now(),
 		Host:          hostFacts(""),
 	}
@@ -283,7 +283,7 @@ func (r *Runner) newRecord() *results.Run {
 // resumed takes a resumed run's finished cell runs into run, after
 // checking that the stored run is of the same manifest and plan, and
 // returns them as done.
-func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
+func (r *Runner) resumed(run *record.Run) (map[string]bool, error) {
 	done := map[string]bool{}
 	old := r.cfg.Resume
 	if old == nil {
@@ -316,7 +316,7 @@ func (r *Runner) resumed(run *results.Run) (map[string]bool, error) {
 
 // openSink is where the results go: the configured sink, a new results
 // directory, or the stored one of a resumed run.
-func (r *Runner) openSink(run *results.Run) (Sink, error) {
+func (r *Runner) openSink(run *record.Run) (Sink, error) {
 	if r.cfg.Sink != nil {
 		return r.cfg.Sink, nil
 	}
@@ -329,7 +329,7 @@ func (r *Runner) openSink(run *results.Run) (Sink, error) {
 // preflight records the server and refuses, before the first cell, what
 // the server cannot do: restart-only values it cannot take, a schema with
 // foreign tables, unknown variables, too few connections, too little disk.
-func (r *Runner) preflight(ctx context.Context, run *results.Run) error {
+func (r *Runner) preflight(ctx context.Context, run *record.Run) error {
 	if b, ok := r.srv.(server.Borrowed); ok {
 		for _, note := range b.Recovered() {
 			fmt.Fprintf(r.log, "%s\n", note)
@@ -386,10 +386,10 @@ const errNoSuchTable = 1146
 
 // runCells runs the cell runs not done yet, handing each to the sink
 // before the next starts. A failed cell is counted, not fatal.
-func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []int) error {
+func (r *Runner) runCells(ctx context.Context, run *record.Run, w Sink, todo []int) error {
 	failed := 0
 	for _, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			failed++
 		}
 	}
@@ -407,7 +407,7 @@ func (r *Runner) runCells(ctx context.Context, run *results.Run, w Sink, todo []
 			// results so a later run can redo it whole.
 			return ctx.Err()
 		}
-		if res.Status != results.CellOK {
+		if res.Status != record.CellOK {
 			failed++
 			fmt.Fprintf(r.log, "    FAILED: %s\n", res.Error)
 		} else {
@@ -582,7 +582,7 @@ func (r *Runner) openDB(dbName string) *sql.DB {
 
 // checkVariables refuses, before the first cell, server variables the
 // server does not have, and records the server's full variable set.
-func (r *Runner) checkVariables(ctx context.Context, run *results.Run) error {
+func (r *Runner) checkVariables(ctx context.Context, run *record.Run) error {
 	db := r.openDB("")
 	defer db.Close()
 	all, err := server.Variables(ctx, db)
@@ -654,7 +654,7 @@ func short(h string) string {
 	return h
 }
 
-func samePlan(a []results.PlanCell, b []experiment.Cell) bool {
+func samePlan(a []record.PlanCell, b []experiment.Cell) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -160,7 +161,7 @@ func TestFlushMatrixOnSandbox(t *testing.T) {
 		}
 	}
 	stored, err := results.ReadRun(dir)
-	if err != nil || stored.Status != results.StatusFinished || len(stored.Cells) != 3 {
+	if err != nil || stored.Status != record.StatusFinished || len(stored.Cells) != 3 {
 		t.Fatalf("run.json: %v, status %q, %d cells", err, stored.Status, len(stored.Cells))
 	}
 }
@@ -191,7 +192,7 @@ func TestCancelledRunLeavesNoServer(t *testing.T) {
 		t.Fatalf("server processes left after a cancelled run: %v", left)
 	}
 	stored, rerr := results.ReadRun(dir)
-	if rerr != nil || stored.Status != results.StatusInterrupted {
+	if rerr != nil || stored.Status != record.StatusInterrupted {
 		t.Fatalf("run.json after cancel: %v, status %q", rerr, stored.Status)
 	}
 }
@@ -230,7 +231,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Status != results.StatusInterrupted || len(stored.Cells) == 0 || len(stored.Cells) == 3 {
+	if stored.Status != record.StatusInterrupted || len(stored.Cells) == 0 || len(stored.Cells) == 3 {
 		t.Fatalf("after interrupt: status %s, %d cells", stored.Status, len(stored.Cells))
 	}
 	// Simulate a crash mid-write: a half row at the end of cells.csv.
@@ -260,7 +261,7 @@ func TestResumeAfterInterrupt(t *testing.T) {
 	if !run.Cells[0].Started.Equal(stored.Cells[0].Started) {
 		t.Fatal("the finished cell was run again")
 	}
-	if run.Status != results.StatusFinished {
+	if run.Status != record.StatusFinished {
 		t.Fatalf("status %s", run.Status)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/catalog"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
@@ -58,7 +58,7 @@ small = { memory = "1G", innodb_flush_log_at_trx_commit = 0, sync_binlog = 1 }
 		t.Fatalf("read the server %d times at the warm-up, want 2: %v", len(seen), seen)
 	}
 	for i, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			t.Fatalf("%s: %s %s", c.Name, c.Status, c.Error)
 		}
 		if seen[i] != "0 1" {
@@ -143,7 +143,7 @@ durable = { sync_binlog = 1, innodb_flush_log_at_trx_commit = 0 }
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
-	if c.Data != "loaded" || c.Status != results.CellOK || c.Effective["sync_binlog"] != "1" || c.Effective["innodb_flush_log_at_trx_commit"] != "0" {
+	if c.Data != "loaded" || c.Status != record.CellOK || c.Effective["sync_binlog"] != "1" || c.Effective["innodb_flush_log_at_trx_commit"] != "0" {
 		t.Errorf("first cell: data %s, status %s (%s), effective %v", c.Data, c.Status, c.Error, c.Effective)
 	}
 }

@@ -4,15 +4,15 @@ import (
 	"fmt"
 
 	"benchmatrix/experiment"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/shard"
 )
 
 // selectShard narrows the plan to the shard run --shard K/N asks for
 // (issue 19), and returns the record run.json keeps of it; the zero Spec
 // leaves the plan whole. A resumed shard must be the same shard.
-func selectShard(plan *experiment.Plan, s shard.Spec, resume *results.Run, dir string) (*experiment.Plan, *results.ShardRecord, error) {
-	var had *results.ShardRecord
+func selectShard(plan *experiment.Plan, s shard.Spec, resume *record.Run, dir string) (*experiment.Plan, *record.ShardRecord, error) {
+	var had *record.ShardRecord
 	if resume != nil {
 		had = resume.Shard
 	}
@@ -33,5 +33,5 @@ func selectShard(plan *experiment.Plan, s shard.Spec, resume *results.Run, dir s
 	if err != nil {
 		return nil, nil, err
 	}
-	return sub, &results.ShardRecord{K: s.K, N: s.N, PlanSHA256: a.PlanSHA256, PlanRuns: a.Runs, WholeRounds: a.Shards[s.K-1].Rounds}, nil
+	return sub, &record.ShardRecord{K: s.K, N: s.N, PlanSHA256: a.PlanSHA256, PlanRuns: a.Runs, WholeRounds: a.Shards[s.K-1].Rounds}, nil
 }

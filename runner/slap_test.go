@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"benchmatrix/experiment"
-	"benchmatrix/results"
+	"benchmatrix/record"
 )
 
 // TestSlapCells runs a slap manifest on a real sandbox: the cells run on
@@ -45,7 +45,7 @@ concurrency = [1, 3]
 		t.Fatalf("%d cells", len(run.Cells))
 	}
 	for _, c := range run.Cells {
-		if c.Status != results.CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			t.Fatalf("cell %s: %s %s", c.Name, c.Status, c.Error)
 		}
 		clients := int64(c.Workload.Common().Threads)

@@ -16,7 +16,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
 	"benchmatrix/observe"
-	"benchmatrix/results"
+	"benchmatrix/record"
 	"benchmatrix/server"
 	"benchmatrix/topology"
 )
@@ -60,13 +60,13 @@ func (r *Runner) cluster() *topology.Cluster {
 }
 
 // topologyRecord starts the cell's topology record.
-func (r *Runner) topologyRecord(res *results.Cell) *results.TopologyResult {
+func (r *Runner) topologyRecord(res *record.Cell) *record.TopologyResult {
 	cl := r.cluster()
 	if cl == nil {
 		return nil
 	}
 	if res.Topology == nil {
-		t := &results.TopologyResult{Kind: cl.Topology().Kind}
+		t := &record.TopologyResult{Kind: cl.Topology().Kind}
 		for _, n := range cl.Nodes() {
 			t.Nodes = append(t.Nodes, fmt.Sprintf("%s=%s (%s)", n.Name, n.Server().Info().Address, n.Role))
 		}
@@ -97,7 +97,7 @@ func (r *Runner) applyOnNodes(ctx context.Context, c *experiment.Cell, dyn []ser
 
 // healNodes brings every node back before a cell (after a failed cell's
 // events, say); a cluster that cannot be healed is started again.
-func (r *Runner) healNodes(ctx context.Context, res *results.Cell) error {
+func (r *Runner) healNodes(ctx context.Context, res *record.Cell) error {
 	cl := r.cluster()
 	if cl == nil {
 		return nil
@@ -123,7 +123,7 @@ func (r *Runner) healNodes(ctx context.Context, res *results.Cell) error {
 
 // verifyNodes compares the workload's tables on every node; different
 // data fails the cell.
-func (r *Runner) verifyNodes(ctx context.Context, c *experiment.Cell, res *results.Cell, when string) error {
+func (r *Runner) verifyNodes(ctx context.Context, c *experiment.Cell, res *record.Cell, when string) error {
 	cl := r.cluster()
 	if cl == nil {
 		return nil
@@ -166,7 +166,7 @@ func (r *Runner) verifyNodes(ctx context.Context, c *experiment.Cell, res *resul
 		return fmt.Errorf("verify the nodes' data %s: %w", when, err)
 	}
 	fmt.Fprintf(r.log, "    %s\n", ck.Summary())
-	t.Checks = append(t.Checks, results.DataCheck{When: when, Equal: ck.Equal, Summary: ck.Summary(), Differences: ck.Differences})
+	t.Checks = append(t.Checks, record.DataCheck{When: when, Equal: ck.Equal, Summary: ck.Summary(), Differences: ck.Differences})
 	if !ck.Equal {
 		return fmt.Errorf("the nodes' data differ %s: %s", when, strings.Join(ck.Differences, "; "))
 	}

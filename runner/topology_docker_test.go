@@ -10,6 +10,7 @@ import (
 	"github.com/ory/dockertest/v3"
 	dc "github.com/ory/dockertest/v3/docker"
 
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -84,7 +85,7 @@ action = "reconnect"
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK {
+	if c.Status != record.CellOK {
 		t.Fatalf("cell %s: %s", c.Status, c.Error)
 	}
 	top := c.Topology

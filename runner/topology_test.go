@@ -16,6 +16,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/topology"
@@ -99,7 +100,7 @@ action = "kill"
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK {
+	if c.Status != record.CellOK {
 		t.Fatalf("cell %s: %s", c.Status, c.Error)
 	}
 	top := c.Topology
@@ -169,7 +170,7 @@ kind = "gauge"
 		t.Fatal("the run succeeded with a metric the server refuses")
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellFailed || !strings.Contains(c.Error, "no_such_table") || !strings.Contains(c.Error, "[[observe.metric]] missing") {
+	if c.Status != record.CellFailed || !strings.Contains(c.Error, "no_such_table") || !strings.Contains(c.Error, "[[observe.metric]] missing") {
 		t.Fatalf("cell %s: %q", c.Status, c.Error)
 	}
 }
@@ -211,7 +212,7 @@ kind = "rate"
 		t.Fatal(err)
 	}
 	c := run.Cells[0]
-	if c.Status != results.CellOK {
+	if c.Status != record.CellOK {
 		t.Fatalf("cell %s: %s", c.Status, c.Error)
 	}
 	if n := len(c.Topology.Checks); n == 0 || !c.Topology.Checks[n-1].Equal {
@@ -306,7 +307,7 @@ b = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 2 }
 		t.Fatal(err)
 	}
 	for _, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			t.Fatalf("cell %s %s: %s", c.Name, c.Status, c.Error)
 		}
 		if c.Topology == nil || len(c.Topology.Nodes) != 3 {

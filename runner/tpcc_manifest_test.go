@@ -44,7 +44,7 @@ b0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }
 	}
 	want := map[string]string{"b1e1": "1", "b0e0": "0"}
 	for i, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			t.Fatalf("cell %d (%s, data %s): %s %s", i+1, c.Name, c.Data, c.Status, c.Error)
 		}
 		v := want[c.Name]

@@ -135,13 +135,7 @@ func (o Options) Describe() string {
 	return fmt.Sprintf("slap, %s load, %d iteration(s), engine %s", o.Config.loadKind(), o.Config.Iterations, o.StorageEngine)
 }
 
-func ownOptions(o engine.Options) (Options, error) {
-	so, ok := o.(Options)
-	if !ok {
-		return Options{}, fmt.Errorf("the slap engine cannot run %T options (workload %s)", o, o.Name())
-	}
-	return so, nil
-}
+func ownOptions(o engine.Options) (Options, error) { return engine.Own[Options](Name, o) }
 
 var _ engine.Workload = Workload{}
 

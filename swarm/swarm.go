@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"benchmatrix/exitcode"
+	"benchmatrix/record"
 	"benchmatrix/results"
 )
 
@@ -124,7 +125,7 @@ func (c cli) lines(ctx context.Context, args ...string) ([]string, error) {
 
 // Run runs the shards as swarm services, waits for them, and merges their
 // directories into cfg.Dir.
-func Run(ctx context.Context, cfg Config) (_ *results.Run, err error) {
+func Run(ctx context.Context, cfg Config) (_ *record.Run, err error) {
 	if cfg.Docker == "" {
 		cfg.Docker = "docker"
 	}

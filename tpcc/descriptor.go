@@ -164,13 +164,7 @@ type Workload struct {
 
 var _ engine.Workload = Workload{}
 
-func own(o engine.Options) (Options, error) {
-	oo, ok := o.(Options)
-	if !ok {
-		return Options{}, fmt.Errorf("the tpcc engine cannot run %T options (workload %s)", o, o.Name())
-	}
-	return oo, nil
-}
+func own(o engine.Options) (Options, error) { return engine.Own[Options](Name, o) }
 
 // Prepare implements engine.Workload.
 func (w Workload) Prepare(ctx context.Context, cfg *mysql.Config, o engine.Options) error {

@@ -56,7 +56,7 @@ func TestDescriptorResolve(t *testing.T) {
 }
 
 func TestEngineResult(t *testing.T) {
-	r := &Result{Sysbench: &oltp.Result{Events: 100, Elapsed: 30 * time.Second}, NOPM: 80, TPM: 190,
+	r := &Result{Sysbench: &oltp.Result{Result: engine.Result{Events: 100, Elapsed: 30 * time.Second}}, NOPM: 80, TPM: 190,
 		Types:  []TypeStats{{Type: "new_order", Committed: 40, RolledBack: 1, PerMin: 80, Restarts: 2}, {Type: "payment", Committed: 55, PerMin: 110}},
 		Errors: map[uint16]int64{0: 1, 1213: 2}}
 	e := r.Engine()
@@ -83,7 +83,7 @@ func TestCellsColumnsPerType(t *testing.T) {
 	if strings.Join(names, ",") != strings.Join(record.TPCCTypes, ",") {
 		t.Fatalf("record.TPCCTypes %v, tpcc's types %v", record.TPCCTypes, names)
 	}
-	r := &Result{Sysbench: &oltp.Result{Events: 100, Elapsed: 30 * time.Second}, NOPM: 80, TPM: 190}
+	r := &Result{Sysbench: &oltp.Result{Result: engine.Result{Events: 100, Elapsed: 30 * time.Second}}, NOPM: 80, TPM: 190}
 	for i, n := range names {
 		r.Types = append(r.Types, TypeStats{Type: n, Committed: int64(10 * (i + 1)), PerMin: float64(20 * (i + 1)),
 			Latency: engine.Latency{Avg: 1.5, P95: float64(i + 2), P99: float64(i + 3)}})

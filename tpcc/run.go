@@ -287,8 +287,8 @@ func summarize(m *tally, workers []*worker, o *Options, elapsed time.Duration) *
 	so.Percentile = o.Percentile
 	so.RandSeed = o.RandSeed
 	so.Tables = o.Tables
-	sr := &oltp.Result{Options: so, Elapsed: elapsed, Events: m.Events, Reads: m.Reads, Writes: m.Writes, Others: m.Others,
-		Errors: m.Errors, Reconnects: m.Reconnects, Latency: m.Latency(o.Percentile)}
+	sr := &oltp.Result{Options: so, Result: engine.Result{Elapsed: elapsed, Events: m.Events, Reads: m.Reads, Writes: m.Writes, Others: m.Others,
+		Errors: m.Errors, Reconnects: m.Reconnects, Latency: m.Latency(o.Percentile)}}
 	// Threads fairness over the whole run (sysbench counts the warm-up
 	// too when there is none to exclude).
 	var ev, busy []float64

@@ -527,7 +527,7 @@ func isDir(p string) bool {
 
 // base finds and reads the base run of newRun in the history, and the
 // line that names it.
-func (cb compareBase) base(ctx context.Context, newRun *results.Run) (*results.Run, string, error) {
+func (cb compareBase) base(ctx context.Context, newRun *record.Run) (*record.Run, string, error) {
 	st, err := history.Open(ctx, cb.target)
 	if err != nil {
 		return nil, "", err

@@ -25,6 +25,7 @@ import (
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
 	"benchmatrix/oltp"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/runner"
 	"benchmatrix/server"
@@ -421,7 +422,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "benchmatrix compare: want BASE_DIR NEW_DIR, or --history NEW_DIR")
 		return exitcode.Usage
 	}
-	var runs [2]*results.Run
+	var runs [2]*record.Run
 	for i, dir := range pos {
 		if dir == "" {
 			continue
@@ -499,13 +500,13 @@ func cmdRestore(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 // failedCells says why cells failed, for -q, which silences the progress
 // lines that say it as it happens.
-func failedCells(run *results.Run, quiet bool) []string {
+func failedCells(run *record.Run, quiet bool) []string {
 	var out []string
 	if run == nil || !quiet {
 		return nil
 	}
 	for _, c := range run.Cells {
-		if c.Status != results.CellOK {
+		if c.Status != record.CellOK {
 			out = append(out, fmt.Sprintf("cell %s (repeat %d) failed: %s", c.Name, c.Repeat, c.Error))
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"benchmatrix/cache"
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
 )
@@ -182,7 +183,7 @@ func TestSIGINTOnceKeepsResults(t *testing.T) {
 		t.Fatalf("sandbox directories left: %v", d)
 	}
 	run, err := results.ReadRun(out)
-	if err != nil || run.Status != results.StatusInterrupted {
+	if err != nil || run.Status != record.StatusInterrupted {
 		t.Fatalf("run.json: %v %+v", err, run)
 	}
 }
@@ -387,7 +388,7 @@ func TestCompareGate(t *testing.T) {
 	// base run's contention records, and a worsening measured under
 	// contention counts only when it survives it (compare_host_test.go
 	// tests that with real runs). Drop the records: a quiet host.
-	editRun(t, filepath.Join(tmp, "base"), func(r *results.Run) {
+	editRun(t, filepath.Join(tmp, "base"), func(r *record.Run) {
 		for i := range r.Cells {
 			r.Cells[i].Contention = nil
 		}
@@ -408,7 +409,7 @@ func TestCompareGate(t *testing.T) {
 	if out, err := exec.Command("cp", "-r", filepath.Join(tmp, "base"), slow).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
 	}
-	editRun(t, slow, func(run *results.Run) {
+	editRun(t, slow, func(run *record.Run) {
 		for i := range run.Cells {
 			if c := &run.Cells[i]; c.Scenario == "b" && c.Result != nil {
 				c.Result.Elapsed *= 10
@@ -431,7 +432,7 @@ func TestCompareGate(t *testing.T) {
 }
 
 // editRun rewrites dir's run.json after edit.
-func editRun(t *testing.T, dir string, edit func(*results.Run)) {
+func editRun(t *testing.T, dir string, edit func(*record.Run)) {
 	t.Helper()
 	run, err := results.ReadRun(dir)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"benchmatrix/catalog"
+	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/swarm"
 )
@@ -114,7 +115,7 @@ func TestSwarmTwoShards(t *testing.T) {
 		t.Fatalf("merged run: %d cells, shard record %+v\n%s", len(r.Cells), r.Shard, out)
 	}
 	for _, c := range r.Cells {
-		if c.Status != results.CellOK || c.Shard != c.Repeat || c.Host == "" {
+		if c.Status != record.CellOK || c.Shard != c.Repeat || c.Host == "" {
 			t.Errorf("%s #%d: %s, shard %d, host %q", c.Name, c.Repeat, c.Status, c.Shard, c.Host)
 		}
 	}

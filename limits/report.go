@@ -1,4 +1,9 @@
-package results
+// Package limits is what resource limits add to a run's reports:
+// summary.md's Environment rows (which cells ran under which limits, how
+// they were applied, the disk self-check), the Conclusion's warnings for a
+// limit that never bound, and each cell's line on how much its limits
+// bound.
+package limits
 
 import (
 	"fmt"
@@ -9,34 +14,101 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
+	"benchmatrix/section"
 )
 
+// Report is the limits' part of the reports.
+//
 // Conditions that bind, or a warning: each limit in force is judged on the
 // server's own cgroup counters over the measured window
-// (record.AssessBinding), and a limit that never bound in any repeat of a
-// cell is a Conclusion warning, because the machine it stands for was not
-// created. A read limit on data that fits the buffer pool says so with the
-// sizes.
+// (parts.AssessBinding, analysis.ObserveBinding), and a limit that never
+// bound in any repeat of a cell is a Conclusion warning, because the
+// machine it stands for was not created. A read limit on data that fits
+// the buffer pool says so with the sizes.
+var Report = section.Feature{
+	Name:     "limits",
+	Env:      writeEnv,
+	Warnings: []section.Warnings{{After: "wait_quiet", Lines: func(in section.Conclusion) []string { return bindingWarnings(in.Run) }}},
+	Notes: []section.Note{
+		{After: "contention", Shows: func(c record.Cell) bool { return c.Binding != nil }, Write: writeBindingNote},
+	},
+}
 
-// observeBinding records how much each of the cell's limits bound; col
-// returns a column's measured seconds (NaN for none).
-func observeBinding(c *Cell, col func(string) []float64) {
-	if c.Limits == nil || c.Limits.Requested.Server().IsZero() {
+// writeEnv writes summary.md's environment rows about limits: which cells
+// ran under which limits, the mechanism that applied them, and the disk
+// self-check's figures. Nothing when no cell had a limit.
+func writeEnv(w io.Writer, r *record.Run) {
+	type group struct {
+		text  string
+		cells []string
+	}
+	var groups []*group
+	by := map[string]*group{}
+	seen := map[string]bool{}
+	limited := false
+	for _, c := range r.Plan {
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
+		text := c.Limits.Text()
+		limited = limited || text != "none"
+		g, ok := by[text]
+		if !ok {
+			g = &group{text: text}
+			by[text] = g
+			groups = append(groups, g)
+		}
+		g.cells = append(g.cells, c.Name)
+	}
+	if !limited {
 		return
 	}
-	b := record.AssessBinding(c.Limits.Requested, record.BindingSeries{
-		ThrottledPeriods: col("cg_cpu_throttled_periods_s"),
-		ThrottledMs:      col("cg_cpu_throttled_ms_s"),
-		Reads:            col("cg_reads_s"),
-		Writes:           col("cg_writes_s"),
-		ReadKB:           col("cg_read_kb_s"),
-		WriteKB:          col("cg_write_kb_s"),
-		MemoryMB:         col("cg_memory_mb"),
-		MemoryLimitHits:  col("cg_memory_limit_hits_s"),
-		ServerCPUPct:     col("cpu_server_pct"),
-	})
-	if len(b.Limits) > 0 {
-		c.Binding = &b
+	var parts []string
+	for _, g := range groups {
+		if len(groups) == 1 {
+			parts = append(parts, g.text+" (every cell)")
+			continue
+		}
+		who := strings.Join(g.cells, ", ")
+		if len(g.cells) > 4 {
+			who = fmt.Sprintf("%d cells: %s, ...", len(g.cells), strings.Join(g.cells[:3], ", "))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", g.text, who))
+	}
+	fmt.Fprintf(w, "| resource limits | %s |\n", strings.Join(parts, "; "))
+
+	var how, checks []string
+	seenHow, seenCheck := map[string]bool{}, map[string]bool{}
+	for _, c := range r.Cells {
+		if l := c.Limits; l != nil && l.Mechanism != "" && l.Mechanism != "none" {
+			h := l.Mechanism
+			if l.Device != "" {
+				h += " on " + l.Device
+			}
+			if !seenHow[h] {
+				seenHow[h] = true
+				how = append(how, h)
+			}
+		}
+		if d := c.DiskCheck; d != nil {
+			s := fmt.Sprintf("cap %d write IOPS: %.1f device writes/s", d.CapWriteIOPS, d.DeviceWriteIOPS)
+			if d.CapWriteIOPS == 0 {
+				s = fmt.Sprintf("no write cap: %.1f device writes/s", d.DeviceWriteIOPS)
+			}
+			s += fmt.Sprintf(", %.0f write+fsync/s, fsync avg %.1f ms, max %.1f ms", d.LoopsPerSec, d.FsyncAvgMs, d.FsyncMaxMs)
+			if !seenCheck[s] {
+				seenCheck[s] = true
+				checks = append(checks, s)
+			}
+		}
+	}
+	if len(how) > 0 {
+		fmt.Fprintf(w, "| limits applied by | %s (read back before each cell) |\n", strings.Join(how, "; "))
+	}
+	if len(checks) > 0 {
+		fmt.Fprintf(w, "| disk self-check | %s (O_DIRECT 4 KiB writes, an fsync each, in the server's cgroup) |\n", strings.Join(checks, "; "))
 	}
 }
 
@@ -44,18 +116,18 @@ func observeBinding(c *Cell, col func(string) []float64) {
 // bind in any successful repeat of a cell: one line per limit and value
 // across the cells that had it (warmup.toml had 24 lines, one per limit per
 // cell), naming the cells, with the server's peak and mean over them all.
-func bindingWarnings(r *Run) []string {
+func bindingWarnings(r *record.Run) []string {
 	type key struct{ limit, value string }
 	type group struct {
-		cells []string                         // in the order they ran
-		runs  map[string][]record.LimitBinding // per cell
-		first *Cell
+		cells []string                        // in the order they ran
+		runs  map[string][]parts.LimitBinding // per cell
+		first *record.Cell
 	}
 	var order []key
 	groups := map[key]*group{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Status != CellOK || c.Binding == nil {
+		if c.Status != record.CellOK || c.Binding == nil {
 			continue
 		}
 		for _, lb := range c.Binding.Limits {
@@ -65,7 +137,7 @@ func bindingWarnings(r *Run) []string {
 			k := key{lb.Key, lb.Limit}
 			g := groups[k]
 			if g == nil {
-				g = &group{runs: map[string][]record.LimitBinding{}, first: c}
+				g = &group{runs: map[string][]parts.LimitBinding{}, first: c}
 				groups[k] = g
 				order = append(order, k)
 			}
@@ -79,10 +151,10 @@ func bindingWarnings(r *Run) []string {
 	for _, k := range order {
 		g := groups[k]
 		var unbound []string
-		var lb record.LimitBinding
+		var lb parts.LimitBinding
 		runs, meanSum := 0, 0.0
 		for _, name := range g.cells {
-			if slices.ContainsFunc(g.runs[name], func(x record.LimitBinding) bool { return x.Bound }) {
+			if slices.ContainsFunc(g.runs[name], func(x parts.LimitBinding) bool { return x.Bound }) {
 				continue
 			}
 			unbound = append(unbound, name)
@@ -119,7 +191,7 @@ func bindingWarnings(r *Run) []string {
 }
 
 // unboundText says what a limit that did not bind failed to create.
-func unboundText(lb record.LimitBinding, hostCores int) string {
+func unboundText(lb parts.LimitBinding, hostCores int) string {
 	never := lb.BoundSeconds == 0
 	switch lb.Key {
 	case "cpus":
@@ -129,7 +201,7 @@ func unboundText(lb record.LimitBinding, hostCores int) string {
 		}
 		s += fmt.Sprintf(" (the server used %.2f CPUs on average, %.2f at most)", lb.Mean, lb.Peak)
 		if f, err := strconv.ParseFloat(lb.Limit, 64); err == nil && hostCores > 0 && f >= float64(hostCores) {
-			s += fmt.Sprintf("; the host has %d CPU%s, fewer than the quota", hostCores, pl(hostCores))
+			s += fmt.Sprintf("; the host has %d CPU%s, fewer than the quota", hostCores, section.Plural(hostCores))
 		}
 		return s + fmt.Sprintf(": the %s-CPU machine was not created", lb.Limit)
 	case "server_cpus":
@@ -153,7 +225,7 @@ func directionOf(key string) string {
 	return "writes"
 }
 
-func rateOf(lb record.LimitBinding, v float64) string {
+func rateOf(lb parts.LimitBinding, v float64) string {
 	if strings.HasSuffix(lb.Key, "_bps") {
 		if v >= 1<<20 {
 			return fmt.Sprintf("%.1f MiB/s", v/(1<<20))
@@ -163,7 +235,7 @@ func rateOf(lb record.LimitBinding, v float64) string {
 	return fmt.Sprintf("%.0f/s", v)
 }
 
-func limitBytes(lb record.LimitBinding) float64 {
+func limitBytes(lb parts.LimitBinding) float64 {
 	n, err := catalog.ParseBytes(lb.Limit)
 	if err != nil {
 		return 0
@@ -174,7 +246,7 @@ func limitBytes(lb record.LimitBinding) float64 {
 // dataFits explains a read or memory limit that could not bind: the
 // workload's tables (data and indexes, as the cell began) against the
 // buffer pool.
-func dataFits(r *Run, c *Cell, key string) string {
+func dataFits(r *record.Run, c *record.Cell, key string) string {
 	if key != "disk_read_iops" && key != "disk_read_bps" && key != "memory" {
 		return ""
 	}
@@ -232,7 +304,7 @@ func rowsText(n int) string {
 
 // writeBindingNote is the cell's line in "What happened in each cell": how
 // much each limit in force bound in the measured window.
-func writeBindingNote(w io.Writer, c Cell) {
+func writeBindingNote(w io.Writer, c record.Cell) {
 	if c.Binding == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package results
+package profile
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"benchmatrix/engine"
+	"benchmatrix/record"
 )
 
 // flush-profile's question: every scenario is predicted against the
@@ -25,7 +26,7 @@ func TestProfilePredictsEveryAdjacentPair(t *testing.T) {
 		"b0e0": "mariadbd;do_command;work 30\n",
 	}
 	events := map[string]int64{"b1e1": 1000, "b0e1": 1700, "b0e0": 3300}
-	var cells []Cell
+	var cells []record.Cell
 	for _, sc := range []string{"b1e1", "b0e1", "b0e0"} {
 		rel := filepath.Join("profiles", sc+"-r1", "cpu.folded")
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
@@ -34,13 +35,13 @@ func TestProfilePredictsEveryAdjacentPair(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(stacks[sc]), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cells = append(cells, Cell{Name: sc, Scenario: sc, Repeat: 1, Status: CellOK,
+		cells = append(cells, record.Cell{Name: sc, Scenario: sc, Repeat: 1, Status: record.CellOK,
 			Result:  &engine.Result{Events: events[sc], Elapsed: 10e9},
-			Profile: &CellProfile{Mode: "cpu", Seconds: 10, CPU: &ModeProfile{Records: 100, Seconds: 1, Folded: rel}}})
+			Profile: &record.CellProfile{Mode: "cpu", Seconds: 10, CPU: &record.ModeProfile{Records: 100, Seconds: 1, Folded: rel}}})
 	}
 	manifest := "[experiment]\nname = \"fp\"\nbaseline = \"b1e1\"\nexpect = [\"b1e1 < b0e1 < b0e0\"]\n[workload]\nname = \"oltp_insert\"\n" +
 		"[scenarios]\nb1e1 = { sync_binlog = 1 }\nb0e1 = { sync_binlog = 0 }\nb0e0 = { sync_binlog = 0, innodb_flush_log_at_trx_commit = 0 }\n"
-	r := &Run{Manifest: manifest, ManifestPath: "fp.toml", Baseline: "b1e1", Cells: cells}
+	r := &record.Run{Manifest: manifest, ManifestPath: "fp.toml", Baseline: "b1e1", Cells: cells}
 	rep := profileReport(dir, r)
 	type pair struct{ cell, ref string }
 	want := map[pair][2]float64{ // predicted, measured

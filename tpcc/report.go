@@ -1,4 +1,4 @@
-package results
+package tpcc
 
 import (
 	"fmt"
@@ -7,27 +7,35 @@ import (
 	"strconv"
 	"strings"
 
-	"benchmatrix/experiment"
-	"benchmatrix/tpcc"
+	"benchmatrix/engine"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// summary.md's TPC-C section, for a run with tpcc cells: per cell NOPM and
-// TPM, what rolled back, restarted and failed (by error code) and the
-// consistency check; then per transaction type its committed count,
-// throughput and latency. The figures are the engine's own
-// (engine.Result.Metrics, tpcc/descriptor.go); medians over a cell's
-// successful repeats, counts of rollbacks, retries and errors summed over
-// them. report.html shows it with summary.md's other sections.
-
-// isTPCC reports whether the cell ran the TPC-C engine.
-func isTPCC(c *Cell) bool {
-	d, ok := experiment.Engines.Of(c.Workload)
-	return ok && d.Name == tpcc.Name
+// Report is what the TPC-C engine adds to a run's reports: summary.md's
+// TPC-C section, for a run with tpcc cells: per cell NOPM and TPM, what
+// rolled back, restarted and failed (by error code) and the consistency
+// check; then per transaction type its committed count, throughput and
+// latency. The figures are the engine's own (engine.Result.Metrics,
+// descriptor.go); medians over a cell's successful repeats, counts of
+// rollbacks, retries and errors summed over them. report.html shows it
+// with summary.md's other sections.
+var Report = section.Feature{
+	Name: Name,
+	Sections: []section.Section{
+		{Title: "tpc-c", After: "mechanism", Applies: hasTPCC, Write: writeTPCC},
+	},
 }
 
-func hasTPCC(r *Run) bool {
+// ranTPCC reports whether the cell ran this engine.
+func ranTPCC(c *record.Cell) bool {
+	_, ok := engine.Registry{Descriptor}.Of(c.Workload)
+	return ok
+}
+
+func hasTPCC(r *record.Run) bool {
 	for i := range r.Cells {
-		if isTPCC(&r.Cells[i]) {
+		if ranTPCC(&r.Cells[i]) {
 			return true
 		}
 	}
@@ -43,12 +51,12 @@ type tpccCell struct {
 	checked, failed int                  // consistency: runs checked, runs failed by a violation
 }
 
-func tpccCells(r *Run) []*tpccCell {
+func tpccCells(r *record.Run) []*tpccCell {
 	var out []*tpccCell
 	by := map[string]*tpccCell{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if !isTPCC(c) {
+		if !ranTPCC(c) {
 			continue
 		}
 		t := by[c.Name]
@@ -62,7 +70,7 @@ func tpccCells(r *Run) []*tpccCell {
 			t.checked++
 			t.failed++
 		}
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		t.ok++
@@ -88,7 +96,7 @@ func (t *tpccCell) median(name string) (float64, bool) {
 	if len(vs) == 0 {
 		return 0, false
 	}
-	return Median(vs), true
+	return record.Median(vs), true
 }
 
 func (t *tpccCell) sum(name string) (float64, bool) {
@@ -147,7 +155,7 @@ func (t *tpccCell) consistency() string {
 	return fmt.Sprintf("**failed in %d of %d**", t.failed, t.checked)
 }
 
-func writeTPCC(w io.Writer, r *Run) error {
+func writeTPCC(w io.Writer, r *record.Run) error {
 	cells := tpccCells(r)
 	fmt.Fprintf(w, "\n## TPC-C\n\n")
 	fmt.Fprintf(w, "NOPM and TPM are HammerDB's names: committed New-Orders and committed transactions of every type per minute of the measured window, "+
@@ -170,7 +178,7 @@ func writeTPCC(w io.Writer, r *Run) error {
 		rows = append(rows, []string{t.name, runs, figure(nopm, nok, "%.0f"), figure(tpm, tok, "%.0f"),
 			figure(rb, rok, "%.0f"), figure(rs, sok, "%.0f"), t.errorsText(), t.consistency()})
 	}
-	if err := writeMarkdownTable(w, header, rows); err != nil {
+	if err := section.MarkdownTable(w, header, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nPer transaction type (medians over the successful runs; committed per run, per minute of the window, latency of the committed ones):\n\n")
@@ -180,7 +188,7 @@ func writeTPCC(w io.Writer, r *Run) error {
 		if t.ok == 0 {
 			continue
 		}
-		for _, ty := range tpcc.Types()[:5] {
+		for _, ty := range Types()[:5] {
 			n := ty.String()
 			c, cok := t.median(n + "_committed")
 			pm, pok := t.median(n + "_per_min")
@@ -195,5 +203,5 @@ func writeTPCC(w io.Writer, r *Run) error {
 		fmt.Fprintf(w, "No tpcc cell run succeeded.\n")
 		return nil
 	}
-	return writeMarkdownTable(w, header, rows)
+	return section.MarkdownTable(w, header, rows)
 }

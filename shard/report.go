@@ -1,4 +1,4 @@
-package results
+package shard
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 	"sort"
 	"strings"
 
-	"benchmatrix/analysis"
+	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// How a merged run's machines enter the Conclusion and compare (issue 19).
+// Report is how a merged run's machines enter the Conclusion and compare
+// (issue 19).
 //
-// shard.Assign gives each shard whole rounds where the repeats allow it, so
+// Assign gives each shard whole rounds where the repeats allow it, so
 // a round (every cell once) runs on one machine. The per-round ratios of
 // the Conclusion then pair cells measured on the same machine: what the
 // machines differ in cancels inside a ratio, and the ratios' spread across
@@ -21,12 +23,18 @@ import (
 // replication just as the round is. Rounds cut across shards (fewer
 // repeats than shards, or repeats not a multiple of the shard count) pair
 // cells of two machines, and the Conclusion says how many pairs do.
+var Report = section.Feature{
+	Name:            "shard",
+	Paragraph:       writeReplication,
+	Warnings:        []section.Warnings{{After: "repeats", Lines: warnings}},
+	CompareWarnings: compareWarnings,
+}
 
 // isMerged says whether a run was merged from shards.
-func isMerged(r *Run) bool { return r.Shard != nil && len(r.Shard.Merged) > 0 }
+func isMerged(r *record.Run) bool { return r.Shard != nil && len(r.Shard.Merged) > 0 }
 
 // cellShard is the shard (and host) a cell run came from.
-func cellShard(r *Run, c *Cell) (int, string) {
+func cellShard(r *record.Run, c *record.Cell) (int, string) {
 	if c.Shard > 0 {
 		return c.Shard, c.Host
 	}
@@ -34,7 +42,7 @@ func cellShard(r *Run, c *Cell) (int, string) {
 }
 
 // roundsSplit lists the rounds whose cell runs came from more than one shard.
-func roundsSplit(r *Run) []int {
+func roundsSplit(r *record.Run) []int {
 	shards := map[int]map[int]bool{}
 	for i := range r.Cells {
 		k, _ := cellShard(r, &r.Cells[i])
@@ -54,7 +62,7 @@ func roundsSplit(r *Run) []int {
 }
 
 // mergedHosts lists the distinct hosts of a run's cell runs.
-func mergedHosts(r *Run) []string {
+func mergedHosts(r *record.Run) []string {
 	var out []string
 	for i := range r.Cells {
 		_, h := cellShard(r, &r.Cells[i])
@@ -65,14 +73,14 @@ func mergedHosts(r *Run) []string {
 	return out
 }
 
-// writeShardReplication is the Conclusion's paragraph on the machines of
-// a merged run.
-func writeShardReplication(w io.Writer, r *Run) {
+// writeReplication is the Conclusion's paragraph on the machines of a
+// merged run.
+func writeReplication(w io.Writer, r *record.Run) {
 	if !isMerged(r) {
 		return
 	}
 	hosts := mergedHosts(r)
-	fmt.Fprintf(w, "Machines: merged from %d shard%s on %d host%s (%s). ", len(r.Shard.Merged), pl(len(r.Shard.Merged)), len(hosts), pl(len(hosts)), strings.Join(hosts, ", "))
+	fmt.Fprintf(w, "Machines: merged from %d shard%s on %d host%s (%s). ", len(r.Shard.Merged), section.Plural(len(r.Shard.Merged)), len(hosts), section.Plural(len(hosts)), strings.Join(hosts, ", "))
 	switch split := roundsSplit(r); {
 	case len(split) == 0 && len(hosts) == 1:
 		fmt.Fprintf(w, "Each round ran whole in one shard, so each per-round ratio compares cells measured in the same shard; all ran on one host, so the spread across rounds has no machine-to-machine part. ")
@@ -80,7 +88,7 @@ func writeShardReplication(w io.Writer, r *Run) {
 		fmt.Fprintf(w, "Each round ran whole in one shard, so each per-round ratio compares cells measured on the same machine: what the machines differ in cancels inside a ratio, "+
 			"and the spread of the ratios across rounds includes the spread across machines; the machine is a unit of replication like the round. ")
 	default:
-		fmt.Fprintf(w, "Round%s %s ran cut across shards: their pairs may compare cells of two machines (see below). ", pl(len(split)), intsOrNone(split))
+		fmt.Fprintf(w, "Round%s %s ran cut across shards: their pairs may compare cells of two machines (see below). ", section.Plural(len(split)), section.IntsOrNone(split))
 	}
 	if len(hosts) > 1 {
 		fmt.Fprintf(w, "A cell's repeats ran on different machines, so a trend over its repeats can be a difference between machines.")
@@ -88,16 +96,17 @@ func writeShardReplication(w io.Writer, r *Run) {
 	fmt.Fprintf(w, "\n\n")
 }
 
-// shardWarnings is what a merged run's machines undermine: pairs whose two
+// warnings are what a merged run's machines undermine: pairs whose two
 // cells ran in different shards, and shards that shared a host at the same
 // time (they competed for it).
-func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*Cell) []string {
+func warnings(in section.Conclusion) []string {
+	r, br := in.Run, in.ByRepeat
 	if !isMerged(r) {
 		return nil
 	}
 	var out []string
 	cross, pairs := 0, 0
-	for _, l := range ratios {
+	for _, l := range in.Pairs {
 		for rep, x := range br[l.Cell] {
 			y, ok := br[l.Baseline][rep]
 			if !ok {
@@ -114,10 +123,10 @@ func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*C
 	if cross > 0 {
 		out = append(out, fmt.Sprintf("%d of %d paired rounds compare a cell and its baseline measured in different shards (rounds %s were cut across shards): "+
 			"such a ratio includes the difference between the machines; with --repeats a multiple of the shard count every round runs whole on one machine",
-			cross, pairs, intsOrNone(roundsSplit(r))))
+			cross, pairs, section.IntsOrNone(roundsSplit(r))))
 	}
 	if r.Shard.Partial {
-		out = append(out, fmt.Sprintf("partial merge: %d of the plan's %d cell runs, shards missing: %s", len(r.Cells), r.Shard.PlanRuns, intsOrNone(r.Shard.Missing)))
+		out = append(out, fmt.Sprintf("partial merge: %d of the plan's %d cell runs, shards missing: %s", len(r.Cells), r.Shard.PlanRuns, section.IntsOrNone(r.Shard.Missing)))
 	}
 	// Shards on one host whose runs overlapped in time competed for it.
 	ms := r.Shard.Merged
@@ -134,15 +143,15 @@ func shardWarnings(r *Run, ratios []analysis.RatioLine, br map[string]map[int]*C
 	for _, h := range slices.Sorted(maps.Keys(together)) {
 		out = append(out, fmt.Sprintf("shards %s ran on host %s at the same time and competed for its CPUs and disk: "+
 			"their absolute figures are lower than one shard alone would measure (the contention flag marks the cells where it was seen); ratios within a shard stay paired",
-			intsOrNone(together[h]), h))
+			section.IntsOrNone(together[h]), h))
 	}
 	return out
 }
 
-// shardCompareWarnings says how the machines of merged runs bear on a
+// compareWarnings say how the machines of merged runs bear on a
 // comparison: compare treats each repeat as a sample, and in a merged run
 // the repeats of a cell come from different machines.
-func shardCompareWarnings(base, new *Run) []string {
+func compareWarnings(base, new *record.Run) []string {
 	if !isMerged(base) && !isMerged(new) {
 		return nil
 	}
@@ -152,9 +161,9 @@ func shardCompareWarnings(base, new *Run) []string {
 	sort.Strings(n)
 	if slices.Equal(b, n) {
 		return []string{fmt.Sprintf("both runs spread their repeats over the same host%s (%s): differences between machines fall on both sides alike, and widen the intervals",
-			pl(len(b)), strings.Join(b, ", "))}
+			section.Plural(len(b)), strings.Join(b, ", "))}
 	}
 	return []string{fmt.Sprintf("the repeats ran on different machines: base on %d host%s (%s), new on %d (%s); each repeat is one machine's measurement, "+
 		"so a difference can be the machines' as well as the change's: run both on the same machines (the same shards) to compare the change alone",
-		len(bh), pl(len(bh)), strings.Join(bh, ", "), len(nh), strings.Join(nh, ", "))}
+		len(bh), section.Plural(len(bh)), strings.Join(bh, ", "), len(nh), strings.Join(nh, ", "))}
 }

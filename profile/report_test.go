@@ -1,4 +1,4 @@
-package results
+package profile
 
 import (
 	"bytes"
@@ -9,27 +9,26 @@ import (
 	"testing"
 
 	"benchmatrix/engine"
-	"benchmatrix/experiment"
-	"benchmatrix/profile"
+	"benchmatrix/record"
 )
 
-func costCell(name, scenario, prof string, repeat int, events int64) Cell {
-	return Cell{Name: name, Scenario: scenario, Repeat: repeat, Status: CellOK,
-		Params: []experiment.Param{{Name: "sync_binlog", Value: "1"}, {Name: "profile", Value: prof}},
+func costCell(name, scenario, prof string, repeat int, events int64) record.Cell {
+	return record.Cell{Name: name, Scenario: scenario, Repeat: repeat, Status: record.CellOK,
+		Params: []record.Param{{Name: "sync_binlog", Value: "1"}, {Name: "profile", Value: prof}},
 		Result: &engine.Result{Events: events, Elapsed: 10e9}}
 }
 
 func TestProfilerCost(t *testing.T) {
 	cases := []struct {
 		name    string
-		cells   []Cell
+		cells   []record.Cell
 		ratios  map[string]float64
 		differs bool
 		known   bool
 	}{
 		{
 			name: "same cost everywhere",
-			cells: []Cell{
+			cells: []record.Cell{
 				costCell("a/profile=both", "a", "both", 1, 900), costCell("a/profile=off", "a", "off", 1, 1000),
 				costCell("a/profile=both", "a", "both", 2, 880), costCell("a/profile=off", "a", "off", 2, 1000),
 				costCell("b/profile=both", "b", "both", 1, 450), costCell("b/profile=off", "b", "off", 1, 500),
@@ -40,7 +39,7 @@ func TestProfilerCost(t *testing.T) {
 		},
 		{
 			name: "the cost differs by more than the noise",
-			cells: []Cell{
+			cells: []record.Cell{
 				costCell("a/profile=both", "a", "both", 1, 950), costCell("a/profile=off", "a", "off", 1, 1000),
 				costCell("a/profile=both", "a", "both", 2, 960), costCell("a/profile=off", "a", "off", 2, 1000),
 				costCell("b/profile=both", "b", "both", 1, 250), costCell("b/profile=off", "b", "off", 1, 500),
@@ -51,7 +50,7 @@ func TestProfilerCost(t *testing.T) {
 		},
 		{
 			name: "one repeat: the noise is not known",
-			cells: []Cell{
+			cells: []record.Cell{
 				costCell("a/profile=both", "a", "both", 1, 950), costCell("a/profile=off", "a", "off", 1, 1000),
 				costCell("b/profile=both", "b", "both", 1, 250), costCell("b/profile=off", "b", "off", 1, 500),
 			},
@@ -60,7 +59,7 @@ func TestProfilerCost(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rows := costTable(&Run{Cells: c.cells}, "profile")
+			rows := costTable(&record.Run{Cells: c.cells}, "profile")
 			if len(rows) != len(c.ratios) {
 				t.Fatalf("%d rows, want %d", len(rows), len(c.ratios))
 			}
@@ -86,7 +85,7 @@ func TestProfilerCost(t *testing.T) {
 // A recording with no samples is said to be empty; no graph is drawn.
 func TestEmptyProfileSaysSo(t *testing.T) {
 	dir := t.TempDir()
-	empty := profile.Build(profile.OnCPU, nil, "mariadbd", 2004008)
+	empty := Build(OnCPU, nil, "mariadbd", 2004008)
 	mp, err := WriteModeProfile(dir, "b1e1", 1, empty, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -98,9 +97,9 @@ func TestEmptyProfileSaysSo(t *testing.T) {
 		t.Errorf("an empty profile was drawn: %v", err)
 	}
 	c := costCell("b1e1", "b1e1", "cpu", 1, 100)
-	c.Profile = &CellProfile{Mode: "cpu", Seconds: 5, CPU: mp}
+	c.Profile = &record.CellProfile{Mode: "cpu", Seconds: 5, CPU: mp}
 	var b bytes.Buffer
-	writeProfiles(&b, &Run{Cells: []Cell{c}})
+	writeProfiles(&b, &record.Run{Cells: []record.Cell{c}})
 	if !strings.Contains(b.String(), "on-CPU: no samples captured") {
 		t.Errorf("summary does not say the profile is empty:\n%s", b.String())
 	}
@@ -114,11 +113,11 @@ func TestCellProfileDir(t *testing.T) {
 
 // With profile as an axis, each mode is paired with the same off cell.
 func TestProfilerCostPerMode(t *testing.T) {
-	cells := []Cell{
+	cells := []record.Cell{
 		costCell("a/profile=off", "a", "off", 1, 1000), costCell("a/profile=cpu", "a", "cpu", 1, 900),
 		costCell("a/profile=offcpu", "a", "offcpu", 1, 500),
 	}
-	rows := costTable(&Run{Cells: cells}, "profile")
+	rows := costTable(&record.Run{Cells: cells}, "profile")
 	if len(rows) != 2 || rows[0].Cell != "a/profile=cpu" || rows[0].Ratio != 0.9 || rows[1].Cell != "a/profile=offcpu" || rows[1].Ratio != 0.5 {
 		t.Errorf("rows %+v", rows)
 	}

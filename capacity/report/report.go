@@ -1,8 +1,15 @@
-package results
+// Package report is what the capacity at a latency target adds to a run's
+// reports (issue 30): the Conclusion's lines (each cell's capacity over its
+// repeats, each cell against its baseline cell as a ratio with its
+// interval) and their warnings, and one latency-throughput curve per cell,
+// plots/capacity-CELL.png. It is not package capacity, which the record
+// imports.
+package report
 
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -15,22 +22,43 @@ import (
 
 	"benchmatrix/analysis"
 	"benchmatrix/capacity"
+	"benchmatrix/figure"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
 
-// Capacity at a latency target in the reports (issue 30): the Conclusion's
-// lines (each cell's capacity over its repeats, each cell against its
-// baseline cell as a ratio with its interval) and one latency-throughput
-// curve per cell, plots/capacity-CELL.png.
+// Report is the capacity's part of the reports.
+var Report = section.Feature{
+	Name:      "capacity",
+	Paragraph: writeParagraph,
+	Warnings: []section.Warnings{{After: "data", Lines: func(in section.Conclusion) []string {
+		_, warnings := Lines(in.Run, in.ByRepeat)
+		return warnings
+	}}},
+	Figures: figures,
+}
+
+// writeParagraph is the Conclusion's capacity lines.
+func writeParagraph(w io.Writer, r *record.Run) {
+	lines, _ := Lines(r, analysis.ByRepeat(r))
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Capacity: the highest open-loop rate each cell sustains within its latency target (docs/capacity.md):\n\n")
+	for _, l := range lines {
+		fmt.Fprintf(w, "- %s\n", l)
+	}
+	fmt.Fprintln(w)
+}
 
 // capacityCells is, per cell name in run order, its successful repeats
 // that carry a capacity record.
-func capacityCells(r *Run) ([]string, map[string][]*Cell) {
+func capacityCells(r *record.Run) ([]string, map[string][]*record.Cell) {
 	var names []string
-	by := map[string][]*Cell{}
+	by := map[string][]*record.Cell{}
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		if c.Capacity == nil || c.Status != CellOK {
+		if c.Capacity == nil || c.Status != record.CellOK {
 			continue
 		}
 		if by[c.Name] == nil {
@@ -41,9 +69,9 @@ func capacityCells(r *Run) ([]string, map[string][]*Cell) {
 	return names, by
 }
 
-// capacityLines are the Conclusion's capacity sentences, and the warnings
-// they raise (a confirmation that missed, a client that could not keep up).
-func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []string) {
+// Lines are the Conclusion's capacity sentences, and the warnings they
+// raise (a confirmation that missed, a client that could not keep up).
+func Lines(r *record.Run, br map[string]map[int]*record.Cell) (lines, warnings []string) {
 	names, by := capacityCells(r)
 	if len(names) == 0 {
 		return nil, nil
@@ -89,7 +117,7 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 			lines = append(lines, fmt.Sprintf("%s: **%s** (%s missed even at %s/s, the lowest rate tried)", n, capacity.Below, slo, capacity.FmtRate(lowest)))
 			continue
 		}
-		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(Median(caps)), slo, len(cs), pl(len(cs)))
+		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(cs), section.Plural(len(cs)))
 		if len(cs) > 1 {
 			sort.Float64s(caps)
 			var vs []string
@@ -103,10 +131,10 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 			s = strings.TrimSuffix(s, fmt.Sprintf("%s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))) + "met up to the highest rate tried"
 		}
 		if unconfirmed > 0 {
-			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, pl(unconfirmed))
+			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, section.Plural(unconfirmed))
 		}
 		if below > 0 {
-			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, pl(below))
+			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, section.Plural(below))
 		}
 		s += ")"
 		lines = append(lines, s)
@@ -133,7 +161,7 @@ func capacityLines(r *Run, br map[string]map[int]*Cell) (lines, warnings []strin
 				continue
 			}
 			line := fmt.Sprintf("%s against %s at %s (no baseline named: against the first cell searched): **%.2fx** capacity over %d paired round%s",
-				n, base, slo, pr.Ratio, pr.Rounds, pl(pr.Rounds))
+				n, base, slo, pr.Ratio, pr.Rounds, section.Plural(pr.Rounds))
 			if pr.CIOK {
 				line += fmt.Sprintf(" (95%% CI %.2f–%.2f, p=%s)", pr.Lo, pr.Hi, analysis.FormatP(pr.P))
 			} else if more := capacityRatioSentence(n, base, slo, xs, ys, by); more != "" {
@@ -172,7 +200,7 @@ func runWhy(k *record.CellCapacity) string {
 // allow (each capacity lies between its search's capacity and lowest
 // missing rate). With enough rounds the ratio line says it all, and there
 // is no sentence ("").
-func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*Cell) string {
+func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[string][]*record.Cell) string {
 	pr := analysis.RatioFromPairs(xs, ys)
 	if pr.Rounds == 0 {
 		return fmt.Sprintf("%s against %s at %s: no round in which both sustained a rate (a capacity of 0 has no ratio)", cell, base, slo)
@@ -198,7 +226,7 @@ func capacityRatioSentence(cell, base, slo string, xs, ys []float64, by map[stri
 		return ""
 	}
 	return fmt.Sprintf("%s against %s at %s: %d paired round%s, too few for a 95%% interval; the searches' brackets allow %.2f–%.2fx",
-		cell, base, slo, pr.Rounds, pl(pr.Rounds), blo, bhi)
+		cell, base, slo, pr.Rounds, section.Plural(pr.Rounds), blo, bhi)
 }
 
 func nonzero(v, alt float64) float64 {
@@ -208,23 +236,18 @@ func nonzero(v, alt float64) float64 {
 	return alt
 }
 
-// capacityPlot is one cell's curve figure.
-type capacityPlot struct {
-	file PlotFile
-	cell string
-}
-
-// capacityPlots lists the curve figures: one per cell that searched.
-func capacityPlots(r *Run) []capacityPlot {
+// figures are the curve figures: one per cell that searched.
+func figures(r *record.Run) []section.Figure {
 	names, by := capacityCells(r)
-	var out []capacityPlot
+	var out []section.Figure
 	for _, n := range names {
 		if !by[n][0].Capacity.Searched {
 			continue
 		}
-		out = append(out, capacityPlot{
-			file: PlotFile{Title: "capacity at " + by[n][0].Capacity.SLO.String() + ": " + n, Path: PlotsDir + "/capacity-" + safeName(n) + ".png"},
-			cell: n,
+		out = append(out, section.Figure{
+			Title: "capacity at " + by[n][0].Capacity.SLO.String() + ": " + n,
+			Name:  "capacity-" + figure.SafeName(n) + ".png",
+			Draw:  func() ([]byte, error) { return Figure(r, n) },
 		})
 	}
 	return out
@@ -236,12 +259,12 @@ var (
 	kneeColor = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
 )
 
-// capacityFigure draws a cell's latency-throughput curve: every step of
+// Figure draws a cell's latency-throughput curve: every step of
 // its searches (and its measured runs) as rate offered against p99 and p50
 // achieved (ms, log scale), green where the step met the target and red
 // where it missed, the target's limit as a horizontal line and the
 // capacity found (the knee) as a vertical one.
-func capacityFigure(r *Run, cell string) ([]byte, error) {
+func Figure(r *record.Run, cell string) ([]byte, error) {
 	_, by := capacityCells(r)
 	cs := by[cell]
 	if len(cs) == 0 {
@@ -252,7 +275,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 	p := plot.New()
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks125{}
 	gr := plotter.NewGrid()
-	gr.Vertical.Color, gr.Horizontal.Color = gridColor, gridColor
+	gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 	p.Add(gr)
 	var meet99, miss99, meet50, miss50, runs plotter.XYs
 	ymin, ymax := limit, limit
@@ -286,7 +309,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 			ymax = math.Max(ymax, k.Run.Pct)
 		}
 	}
-	var legend []legendItem
+	var legend []figure.Legend
 	scatter := func(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length, label string) {
 		if len(pts) == 0 {
 			return
@@ -297,7 +320,7 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: radius, Shape: shape}
 		p.Add(s)
-		legend = append(legend, legendItem{label: label, thumb: s})
+		legend = append(legend, figure.Legend{Label: label, Thumb: s})
 	}
 	pct := fmt.Sprintf("p%g", slo.Percentile)
 	scatter(meet99, meetColor, draw.CircleGlyph{}, 3.5, pct+", step met the target")
@@ -310,17 +333,17 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 	}
 	lim, err := plotter.NewLine(plotter.XYs{{X: xmin / 1.3, Y: limit}, {X: xmax * 1.3, Y: limit}})
 	if err == nil {
-		lim.LineStyle = draw.LineStyle{Color: textColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		lim.LineStyle = draw.LineStyle{Color: figure.TextColor, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 		p.Add(lim)
-		legend = append(legend, legendItem{label: "target: " + slo.String(), thumb: lim})
+		legend = append(legend, figure.Legend{Label: "target: " + slo.String(), Thumb: lim})
 	}
 	if len(caps) > 0 {
-		knee := Median(caps)
+		knee := record.Median(caps)
 		kl, err := plotter.NewLine(plotter.XYs{{X: knee, Y: ymin / 1.5}, {X: knee, Y: ymax * 1.5}})
 		if err == nil {
 			kl.LineStyle = draw.LineStyle{Color: kneeColor, Width: vg.Points(1.5)}
 			p.Add(kl)
-			legend = append(legend, legendItem{label: "knee: capacity " + capacity.FmtRate(knee) + "/s", thumb: kl})
+			legend = append(legend, figure.Legend{Label: "knee: capacity " + capacity.FmtRate(knee) + "/s", Thumb: kl})
 		}
 	}
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks125{}
@@ -328,13 +351,13 @@ func capacityFigure(r *Run, cell string) ([]byte, error) {
 	p.Y.Min, p.Y.Max = ymin/1.5, ymax*1.5
 	p.X.Label.Text = "rate offered (events/s, open loop; log scale)"
 	p.Y.Label.Text = "latency, ms (log scale)"
-	restyle(&p.X.Label.TextStyle, 11, textColor)
-	restyle(&p.Y.Label.TextStyle, 11, textColor)
-	restyle(&p.X.Tick.Label, 10, textColor)
-	restyle(&p.Y.Tick.Label, 10, textColor)
+	figure.Restyle(&p.X.Label.TextStyle, 11, figure.TextColor)
+	figure.Restyle(&p.Y.Label.TextStyle, 11, figure.TextColor)
+	figure.Restyle(&p.X.Tick.Label, 10, figure.TextColor)
+	figure.Restyle(&p.Y.Tick.Label, 10, figure.TextColor)
 	caption := fmt.Sprintf("Every step of the capacity search of %s (%d repeat%s): each a short run at one offered rate, judged on every arrival (served, still queued at its end, or dropped). "+
-		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), pl(len(cs)), pct)
-	return renderFigure(barWidth, 6.5*vg.Inch, r.Experiment+": latency against rate offered, "+cell, caption, [][]*plot.Plot{{p}}, legend)
+		"The knee is where the %s crosses the target; the cross marks the full-length run at the capacity found.", cell, len(cs), section.Plural(len(cs)), pct)
+	return figure.Render(figure.BarWidth, 6.5*vg.Inch, r.Experiment+": latency against rate offered, "+cell, caption, [][]*plot.Plot{{p}}, legend)
 }
 
 // logTicks125 marks a log axis at 1, 2 and 5 times the powers of ten in

@@ -1,4 +1,4 @@
-package results
+package profile
 
 import (
 	"bytes"
@@ -13,22 +13,27 @@ import (
 	"strings"
 
 	"benchmatrix/analysis"
-	"benchmatrix/experiment"
-	"benchmatrix/profile"
 	"benchmatrix/record"
+	"benchmatrix/section"
 )
+
+// Report is what the profiles add to a run's reports: summary.md's
+// "Profiles" section, after the plots; the Conclusion's lines of the
+// profiles' predictions against the measured ratios; and, before the
+// reports are written, the predictions themselves (Run.Profiles), computed
+// from the folded stacks under the results directory.
+var Report = section.Feature{
+	Name:     "profile",
+	Derive:   withProfiles,
+	Sections: []section.Section{{Title: "profiles", After: "plots", Write: func(w io.Writer, r *record.Run) error { writeProfiles(w, r); return nil }}},
+	Linked:   profileLinkedLines,
+}
 
 // ProfilesDir holds the profiles of a run's cells: one directory per cell
 // run (profiles/CELL-rREPEAT/) with cpu.* and offcpu.* (folded stacks, a
 // flame graph SVG, a pprof protobuf), and one per cell (profiles/CELL/)
 // with the differential flame graphs against the baseline.
 const ProfilesDir = "profiles"
-
-// CellProfile is what profiling one cell run produced (record.CellProfile).
-type CellProfile = record.CellProfile
-
-// ModeProfile is one recording of a cell (record.ModeProfile).
-type ModeProfile = record.ModeProfile
 
 // TopFunctions is how many functions a cell's profile lists in summary.md.
 const TopFunctions = 8
@@ -52,19 +57,19 @@ func fileSafe(s string) string {
 // folded stacks, the flame graph and the pprof protobuf, and returns what
 // summary.md says of it. A profile with no samples is written as an
 // empty folded file and said to be empty; no graph is drawn.
-func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, seconds float64) (*ModeProfile, error) {
+func WriteModeProfile(outDir, cell string, repeat int, p *Profile, seconds float64) (*record.ModeProfile, error) {
 	rel := CellProfileDir(cell, repeat)
 	if err := os.MkdirAll(filepath.Join(outDir, rel), 0o755); err != nil {
 		return nil, err
 	}
 	mode := string(p.Mode)
-	mp := &ModeProfile{Records: p.Records, Seconds: float64(p.Total()) / 1e9, Empty: p.Empty()}
+	mp := &record.ModeProfile{Records: p.Records, Seconds: float64(p.Total()) / 1e9, Empty: p.Empty()}
 	var b bytes.Buffer
 	if err := p.WriteFolded(&b); err != nil {
 		return nil, err
 	}
 	mp.Folded = filepath.Join(rel, mode+".folded")
-	if err := writeFileAtomic(filepath.Join(outDir, mp.Folded), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(outDir, mp.Folded), b.Bytes()); err != nil {
 		return nil, err
 	}
 	if mp.Empty {
@@ -72,8 +77,8 @@ func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, secon
 	}
 	mp.Kinds = p.Kinds()
 	top := p
-	if p.Has(profile.KindConnection) {
-		top, mp.TopKind = p.Only(profile.KindConnection), profile.KindConnection
+	if p.Has(KindConnection) {
+		top, mp.TopKind = p.Only(KindConnection), KindConnection
 	}
 	for _, f := range top.Top(4 * TopFunctions) {
 		if !plumbing.MatchString(f.Name) && len(mp.Top) < TopFunctions {
@@ -82,36 +87,28 @@ func WriteModeProfile(outDir, cell string, repeat int, p *profile.Profile, secon
 	}
 	b.Reset()
 	title := fmt.Sprintf("%s (repeat %d): %s", cell, repeat, p.Mode.Unit())
-	if err := profile.WriteFlameGraph(&b, p, title); err != nil {
+	if err := WriteFlameGraph(&b, p, title); err != nil {
 		return nil, err
 	}
 	mp.SVG = filepath.Join(rel, mode+".svg")
-	if err := writeFileAtomic(filepath.Join(outDir, mp.SVG), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(outDir, mp.SVG), b.Bytes()); err != nil {
 		return nil, err
 	}
 	b.Reset()
-	if err := profile.WritePprof(&b, p, seconds); err != nil {
+	if err := WritePprof(&b, p, seconds); err != nil {
 		return nil, err
 	}
 	mp.Pprof = filepath.Join(rel, mode+".pb.gz")
-	if err := writeFileAtomic(filepath.Join(outDir, mp.Pprof), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(outDir, mp.Pprof), b.Bytes()); err != nil {
 		return nil, err
 	}
 	return mp, nil
 }
 
-// ProfileReport is what the profiles of a run say together
-// (record.ProfileReport).
-type ProfileReport = record.ProfileReport
-
-// ProfileComparison is one profiled cell against its baseline cell
-// (record.ProfileComparison).
-type ProfileComparison = record.ProfileComparison
-
 // withProfiles is the run with its ProfileReport, computed from the
 // folded stacks under dir (the differential graphs are written there).
 // A run without profiles is returned as it is.
-func withProfiles(dir string, r *Run) *Run {
+func withProfiles(dir string, r *record.Run) *record.Run {
 	has := false
 	for _, c := range r.Cells {
 		has = has || c.Profile != nil
@@ -124,10 +121,10 @@ func withProfiles(dir string, r *Run) *Run {
 	return &cp
 }
 
-func profileReport(dir string, r *Run) *ProfileReport {
-	rep := &ProfileReport{}
+func profileReport(dir string, r *record.Run) *record.ProfileReport {
+	rep := &record.ProfileReport{}
 	sums := r.Summaries()
-	byName := map[string]Summary{}
+	byName := map[string]record.Summary{}
 	for _, s := range sums {
 		byName[s.Name] = s
 	}
@@ -148,13 +145,13 @@ func profileReport(dir string, r *Run) *ProfileReport {
 	// Each adjacent pair of an expected ordering ("b1e1 < b0e1 < b0e0":
 	// b0e1 against b1e1, b0e0 against b0e1), the faster against the
 	// slower, when the baseline comparisons did not make it already.
-	for _, p := range linkedPairs(r, nil) {
-		if seen[[2]string{p.cell, p.ref}] || seen[[2]string{p.ref, p.cell}] || !profiled(r, p.cell) || !profiled(r, p.ref) {
+	for _, p := range analysis.ComparedPairs(r, nil) {
+		if seen[[2]string{p.Cell, p.Ref}] || seen[[2]string{p.Ref, p.Cell}] || !profiled(r, p.Cell) || !profiled(r, p.Ref) {
 			continue
 		}
-		seen[[2]string{p.cell, p.ref}] = true
-		ref := byName[p.ref]
-		rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, byName[p.cell], ref, sums, fileSafe(ref.Scenario), rep))
+		seen[[2]string{p.Cell, p.Ref}] = true
+		ref := byName[p.Ref]
+		rep.Comparisons = append(rep.Comparisons, profileComparison(dir, r, byName[p.Cell], ref, sums, fileSafe(ref.Scenario), rep))
 	}
 	return rep
 }
@@ -162,9 +159,9 @@ func profileReport(dir string, r *Run) *ProfileReport {
 // profileComparison predicts cell s against cell b from their profiles,
 // beside the measured ratios; its differential graphs are named
 // diff-vs-<vs>-cpu.svg and -offcpu.svg in s's directory.
-func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs string, rep *ProfileReport) ProfileComparison {
+func profileComparison(dir string, r *record.Run, s, b record.Summary, sums []record.Summary, vs string, rep *record.ProfileReport) record.ProfileComparison {
 	bname := b.Name
-	pc := ProfileComparison{Cell: s.Name, Baseline: bname}
+	pc := record.ProfileComparison{Cell: s.Name, Baseline: bname}
 	if b.TPS > 0 && s.Runs > 0 {
 		pc.Measured = s.TPS / b.TPS
 	}
@@ -172,10 +169,10 @@ func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs stri
 	if tw.Runs > 0 && tb.Runs > 0 && tb.TPS > 0 {
 		pc.Unprofiled = tw.TPS / tb.TPS
 	}
-	scCPU, errs1 := loadProfiles(dir, r, s.Name, profile.OnCPU)
-	bCPU, errs2 := loadProfiles(dir, r, bname, profile.OnCPU)
-	scOff, errs3 := loadProfiles(dir, r, s.Name, profile.OffCPU)
-	bOff, errs4 := loadProfiles(dir, r, bname, profile.OffCPU)
+	scCPU, errs1 := loadProfiles(dir, r, s.Name, OnCPU)
+	bCPU, errs2 := loadProfiles(dir, r, bname, OnCPU)
+	scOff, errs3 := loadProfiles(dir, r, s.Name, OffCPU)
+	bOff, errs4 := loadProfiles(dir, r, bname, OffCPU)
 	rep.Notes = append(rep.Notes, errs1...)
 	rep.Notes = append(rep.Notes, errs2...)
 	rep.Notes = append(rep.Notes, errs3...)
@@ -185,14 +182,14 @@ func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs stri
 		vs = "ref"
 	}
 	if !scCPU.Empty() && !bCPU.Empty() {
-		p := profile.Predict(bCPU, scCPU)
+		p := Predict(bCPU, scCPU)
 		pc.CPU = &p
 		pc.DiffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-cpu.svg", bCPU, scCPU, s.Name, bname, &rep.Notes)
 	}
 	if !scOff.Empty() && !bOff.Empty() {
 		pc.DiffOffCPU = writeDiff(dir, ddir, "diff-vs-"+vs+"-offcpu.svg", bOff, scOff, s.Name, bname, &rep.Notes)
 		if !scCPU.Empty() && !bCPU.Empty() {
-			p := profile.Predict(profile.Add(bCPU, bOff), profile.Add(scCPU, scOff))
+			p := Predict(Add(bCPU, bOff), Add(scCPU, scOff))
 			pc.Both = &p
 		}
 	}
@@ -201,17 +198,17 @@ func profileComparison(dir string, r *Run, s, b Summary, sums []Summary, vs stri
 
 // twinOf finds a profiled cell's unprofiled twin: the same scenario and
 // parameters, with profile = "off".
-func twinOf(s Summary, sums []Summary) Summary {
+func twinOf(s record.Summary, sums []record.Summary) record.Summary {
 	want := otherParams(s.Params, "profile")
 	for _, o := range sums {
 		if v, ok := paramValue(o.Params, "profile"); ok && v == "off" && o.Scenario == s.Scenario && otherParams(o.Params, "profile") == want {
 			return o
 		}
 	}
-	return Summary{}
+	return record.Summary{}
 }
 
-func profiled(r *Run, name string) bool {
+func profiled(r *record.Run, name string) bool {
 	for _, c := range r.Cells {
 		if c.Name == name && c.Profile != nil {
 			return true
@@ -222,15 +219,15 @@ func profiled(r *Run, name string) bool {
 
 // loadProfiles sums the profiles of every successful repeat of a cell in
 // one mode, read back from their folded stacks.
-func loadProfiles(dir string, r *Run, name string, mode profile.Mode) (*profile.Profile, []string) {
-	var sum *profile.Profile
+func loadProfiles(dir string, r *record.Run, name string, mode Mode) (*Profile, []string) {
+	var sum *Profile
 	var notes []string
 	for _, c := range r.Cells {
-		if c.Name != name || c.Status != CellOK || c.Profile == nil {
+		if c.Name != name || c.Status != record.CellOK || c.Profile == nil {
 			continue
 		}
 		mp := c.Profile.CPU
-		if mode == profile.OffCPU {
+		if mode == OffCPU {
 			mp = c.Profile.OffCPU
 		}
 		if mp == nil || mp.Folded == "" || mp.Empty {
@@ -241,11 +238,11 @@ func loadProfiles(dir string, r *Run, name string, mode profile.Mode) (*profile.
 			notes = append(notes, fmt.Sprintf("profile of %s (repeat %d): %v", name, c.Repeat, err))
 			continue
 		}
-		period := int64(1e9) / int64(experiment.DefaultProfileHz)
+		period := int64(1e9) / int64(DefaultHz)
 		if c.Profile.CPU != nil && c.Profile.CPU.Records > 0 {
 			period = int64(c.Profile.CPU.Seconds * 1e9 / float64(c.Profile.CPU.Records))
 		}
-		p, err := profile.ReadFolded(f, mode, period)
+		p, err := ReadFolded(f, mode, period)
 		f.Close()
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("profile of %s (repeat %d): %v", name, c.Repeat, err))
@@ -256,11 +253,11 @@ func loadProfiles(dir string, r *Run, name string, mode profile.Mode) (*profile.
 	return sum, notes
 }
 
-func addProfiles(a, b *profile.Profile) *profile.Profile {
+func addProfiles(a, b *Profile) *Profile {
 	if a == nil {
 		return b
 	}
-	s := profile.Add(a, b)
+	s := Add(a, b)
 	s.Mode = a.Mode
 	return s
 }
@@ -268,15 +265,15 @@ func addProfiles(a, b *profile.Profile) *profile.Profile {
 // writeDiff draws the differential flame graph of the threads the
 // prediction compares (the connection threads when both have them: the
 // background threads' sleep would swamp them).
-func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname string, notes *[]string) string {
+func writeDiff(dir, rel, name string, base, scen *Profile, cell, bname string, notes *[]string) string {
 	var b bytes.Buffer
 	title := fmt.Sprintf("%s against %s", cell, bname)
-	if base.Has(profile.KindConnection) && scen.Has(profile.KindConnection) {
-		base, scen = base.Only(profile.KindConnection), scen.Only(profile.KindConnection)
+	if base.Has(KindConnection) && scen.Has(KindConnection) {
+		base, scen = base.Only(KindConnection), scen.Only(KindConnection)
 		title += ", connection threads"
 	}
-	if err := profile.WriteDiffFlameGraph(&b, base, scen, title); err != nil {
-		if !errors.Is(err, profile.ErrEmpty) {
+	if err := WriteDiffFlameGraph(&b, base, scen, title); err != nil {
+		if !errors.Is(err, ErrEmpty) {
 			*notes = append(*notes, fmt.Sprintf("differential graph of %s: %v", cell, err))
 		}
 		return ""
@@ -286,7 +283,7 @@ func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname s
 		return ""
 	}
 	p := filepath.Join(rel, name)
-	if err := writeFileAtomic(filepath.Join(dir, p), b.Bytes()); err != nil {
+	if err := section.WriteFileAtomic(filepath.Join(dir, p), b.Bytes()); err != nil {
 		*notes = append(*notes, err.Error())
 		return ""
 	}
@@ -296,8 +293,8 @@ func writeDiff(dir, rel, name string, base, scen *profile.Profile, cell, bname s
 // writeProfiles is summary.md's "Profiles" section: the prediction per
 // scenario, what the profiler and the sampler cost, and per cell run its
 // top functions with links to its graphs.
-func writeProfiles(w io.Writer, r *Run) {
-	var cells []Cell
+func writeProfiles(w io.Writer, r *record.Run) {
+	var cells []record.Cell
 	for _, c := range r.Cells {
 		if c.Profile != nil {
 			cells = append(cells, c)
@@ -316,13 +313,13 @@ func writeProfiles(w io.Writer, r *Run) {
 			"(held at least %.1f%% of vs's time, and less than a tenth of that share in the cell), "+
 			"the tps ratio that removing that time predicts (1 / (1 - share), for a closed loop whose transactions take the profiled time), "+
 			"and the measured ratio: under the profiler, and between the unprofiled twins. "+
-			"Threads: the connection threads' time when both profiles have them.\n\n", 100*profile.MinGoneShare)
+			"Threads: the connection threads' time when both profiles have them.\n\n", 100*MinGoneShare)
 		fmt.Fprintf(w, "| cell | vs | time | gone share | predicted | measured (profiled) | measured (unprofiled) | largest gone paths | diff graph |\n")
 		fmt.Fprintf(w, "|---|---|---|---:|---:|---:|---:|---|---|\n")
 		for _, c := range pr.Comparisons {
 			for _, row := range []struct {
 				label string
-				p     *profile.Prediction
+				p     *Prediction
 				svg   string
 			}{{"on-CPU", c.CPU, c.DiffCPU}, {"on+off-CPU", c.Both, c.DiffOffCPU}} {
 				if row.p == nil {
@@ -353,7 +350,7 @@ func writeProfiles(w io.Writer, r *Run) {
 			fmt.Fprintf(w, "- **%s** (repeat %d), %s profile over %.0f s:\n", c.Name, c.Repeat, c.Profile.Mode, c.Profile.Seconds)
 			for _, mp := range []struct {
 				label string
-				m     *ModeProfile
+				m     *record.ModeProfile
 			}{{"on-CPU", c.Profile.CPU}, {"off-CPU", c.Profile.OffCPU}} {
 				if mp.m == nil {
 					continue
@@ -381,7 +378,7 @@ func writeProfiles(w io.Writer, r *Run) {
 	}
 }
 
-func gonePaths(gs []profile.Gone, n int) string {
+func gonePaths(gs []Gone, n int) string {
 	var out []string
 	for i, g := range gs {
 		if i == n {
@@ -400,7 +397,7 @@ func gonePaths(gs []profile.Gone, n int) string {
 	return strings.Join(out, "; ")
 }
 
-func kindsText(ks []profile.KindShare) string {
+func kindsText(ks []KindShare) string {
 	var out []string
 	for _, k := range ks {
 		out = append(out, fmt.Sprintf("%s %.0f%%", k.Kind, 100*k.Share))
@@ -425,7 +422,7 @@ type costRow struct {
 // costTable pairs the cells that differ only in key (profile: a profiled
 // cell and its "off" twin; observe: true and false), per repeat; each value
 // other than off/false (cpu, offcpu, both) is paired with the off cell.
-func costTable(r *Run, key string) []costRow {
+func costTable(r *record.Run, key string) []costRow {
 	type pair struct {
 		on, off map[int]float64
 		name    string
@@ -435,7 +432,7 @@ func costTable(r *Run, key string) []costRow {
 	pairs := map[string]*pair{}
 	var order []string
 	for _, c := range r.Cells {
-		if c.Status != CellOK || c.Result == nil {
+		if c.Status != record.CellOK || c.Result == nil {
 			continue
 		}
 		val, ok := paramValue(c.Params, key)
@@ -477,18 +474,18 @@ func costTable(r *Run, key string) []costRow {
 		for _, t := range p.off {
 			off = append(off, t)
 		}
-		row.On, row.Off = Median(on), Median(off)
+		row.On, row.Off = record.Median(on), record.Median(off)
 		if len(row.Ratios) == 0 {
 			continue
 		}
 		sort.Float64s(row.Ratios)
-		row.Ratio = Median(row.Ratios)
+		row.Ratio = record.Median(row.Ratios)
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-func paramValue(ps []experiment.Param, name string) (string, bool) {
+func paramValue(ps []record.Param, name string) (string, bool) {
 	for _, p := range ps {
 		if p.Name == name {
 			return p.Value, true
@@ -497,7 +494,7 @@ func paramValue(ps []experiment.Param, name string) (string, bool) {
 	return "", false
 }
 
-func otherParams(ps []experiment.Param, skip string) string {
+func otherParams(ps []record.Param, skip string) string {
 	var out []string
 	for _, p := range ps {
 		if p.Name != skip {
@@ -559,7 +556,7 @@ func writeCostTable(w io.Writer, title, on, off string, rows []costRow, how stri
 // it. The on+off-CPU prediction when there is one (a wait for an fsync is
 // off-CPU), else the on-CPU one; the unprofiled twins' ratio when they
 // ran (the profiler slows cells unequally), else the profiled cells'.
-func profileLinkedLines(r *Run) []string {
+func profileLinkedLines(r *record.Run) []string {
 	if r.Profiles == nil {
 		return nil
 	}
@@ -579,9 +576,9 @@ func profileLinkedLines(r *Run) []string {
 		line := fmt.Sprintf("%s against %s, from the profiles (%s time): %.1f%% of %s's time is in call paths %s no longer runs%s, which predicts %.2fx; measured %.2fx (%s)",
 			c.Cell, c.Baseline, time, 100*p.Share, c.Baseline, c.Cell, goneBrief(p.Gone), p.Ratio, measured, which)
 		switch q := p.Ratio / measured; {
-		case math.Abs(measured-1) < linkedEqualTPS && math.Abs(p.Ratio-1) < linkedEqualTPS:
+		case math.Abs(measured-1) < analysis.EqualTPS && math.Abs(p.Ratio-1) < analysis.EqualTPS:
 			line += ": no difference, and none predicted"
-		case math.Abs(measured-1) < linkedEqualTPS:
+		case math.Abs(measured-1) < analysis.EqualTPS:
 			line += ": no difference measured, so the time gone was not on the transactions' path"
 		case q >= 0.85 && q <= 1/0.85:
 			line += ": the time gone accounts for the difference"
@@ -596,7 +593,7 @@ func profileLinkedLines(r *Run) []string {
 }
 
 // goneBrief names the largest gone frames: " (binlog_sync 40%, ...)".
-func goneBrief(g []profile.Gone) string {
+func goneBrief(g []Gone) string {
 	if len(g) == 0 {
 		return ""
 	}
