@@ -60,7 +60,7 @@ type Plan struct {
 	Version string `json:"server_version,omitempty"`
 	// Cached are the data shapes (oltp.DataShape) the data cache already
 	// holds for this server binary, found before the run
-	// (runner.MarkCached): such a load is a restore, unless the server's
+	// (datacache.MarkCached): such a load is a restore, unless the server's
 	// on-disk format turns out to differ from the entry's.
 	Cached map[string]CachedData `json:"-"`
 }

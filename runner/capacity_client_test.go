@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"benchmatrix/capacity"
+	"benchmatrix/capacity/cellslo"
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
@@ -108,7 +109,7 @@ func TestCapacityClientBoundOnSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	probeOf := func(o oltp.Options) capacity.Prober {
-		return stepProber(oltp.Workload{}, cfg, engine.Spec{Engine: "oltp", Options: o}, slo, testWriter{t})
+		return cellslo.StepProber(oltp.Workload{}, cfg, engine.Spec{Engine: "oltp", Options: o}, slo, testWriter{t})
 	}
 	reads := o
 	reads.Threads, reads.RandSeed = 16, 11
@@ -116,7 +117,7 @@ func TestCapacityClientBoundOnSandbox(t *testing.T) {
 	const win = 4 * time.Second
 
 	// A client frozen most of the time.
-	f := startClientFreezer(t, win+stepWarmup+time.Minute)
+	f := startClientFreezer(t, win+cellslo.StepWarmup+time.Minute)
 	st, err := readProbe(ctx, 40, win)
 	f.stop()
 	if err != nil {
@@ -158,7 +159,7 @@ func TestCapacityClientBoundOnSandbox(t *testing.T) {
 	const clientMax = 30
 	probe := func(ctx context.Context, rate float64, win time.Duration) (capacity.Step, error) {
 		if rate > clientMax {
-			f := startClientFreezer(t, win+stepWarmup+time.Minute)
+			f := startClientFreezer(t, win+cellslo.StepWarmup+time.Minute)
 			defer f.stop()
 		}
 		return readProbe(ctx, rate, win)

@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"benchmatrix/capacity"
+	"benchmatrix/capacity/cellslo"
 	"benchmatrix/engine"
 	"benchmatrix/oltp"
 	"benchmatrix/results"
@@ -75,7 +76,7 @@ func TestCapacityBothSidesOnSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 		o.RandSeed = int64(1000*i + 7)
-		probe := stepProber(oltp.Workload{}, cfg, engine.Spec{Engine: "oltp", Options: o}, slo, testWriter{t})
+		probe := cellslo.StepProber(oltp.Workload{}, cfg, engine.Spec{Engine: "oltp", Options: o}, slo, testWriter{t})
 		// The machine's load drifts over minutes: an answer the checks
 		// contradict gets one more search before the test fails.
 		var problems []string

@@ -18,7 +18,7 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/observe"
+	"benchmatrix/lifecycle"
 	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -99,21 +99,26 @@ func (r *Runner) fail(ctx context.Context, res *record.Cell, err error) {
 		if k, ok := r.srv.(server.OOMReporter); ok {
 			why = cmp.Or(k.MemoryKilled(), why)
 		}
-		if cl := r.cluster(); cl != nil && why == "the server died" { // topology.go
-			if died := cl.Unplanned(); len(died) > 0 {
-				why = strings.Join(died, "; ")
-			}
+		if died := r.unplanned(); len(died) > 0 && why == "the server died" { // features.go
+			why = strings.Join(died, "; ")
 		}
 		res.Error = why + ": " + res.Error
 		r.recover(ctx)
 	}
 }
 
+// topologyChanged reports whether the cell needs another cluster than the
+// running one (another kind, node count or replication mode).
+func (r *Runner) topologyChanged(c *experiment.Cell) bool {
+	return r.srv != nil && c.Topology.Key() != r.topo
+}
+
 // ensureServer starts the server the cell needs (a new image is a new
 // server, on which the data is loaded again), and brings back one that
-// died since the last cell.
-func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
-	if r.srv == nil || c.Image != r.image || r.topologyChanged(c) { // topology.go
+// died since the last cell (before the cell's settings: recover).
+func (cr *cellRun) ensureServer(ctx context.Context) error {
+	r, c, res := cr.r, cr.c, cr.res
+	if r.srv == nil || c.Image != r.image || r.topologyChanged(c) {
 		r.stopServer()
 		if err := r.startServer(ctx, *c); err != nil {
 			return err
@@ -129,39 +134,26 @@ func (r *Runner) ensureServer(ctx context.Context, c *experiment.Cell, res *reco
 	return nil
 }
 
-// prepareCell restarts the server if the cell's startup options (or a
-// cold start) ask for it, loads or restores the data, and applies the
-// cell's dynamic variables.
-func (r *Runner) prepareCell(ctx context.Context, cr *cellRun) error {
-	c, res := cr.c, cr.res
-	if err := r.restartIfNeeded(ctx, c, res); err != nil {
+// prepare is the load phase: it restarts the server if the cell's startup
+// options ask for it, applies the cell's dynamic variables, loads or
+// restores the data, and ends with the hooks of the load's end (a cold
+// start).
+func (cr *cellRun) prepare(ctx context.Context) error {
+	r, c, res := cr.r, cr.c, cr.res
+	if err := cr.restartIfNeeded(ctx); err != nil {
 		return err
 	}
 	res.Change.Cold = r.planned(c, res).Cold // change.go
 	// The cell's globals are set before the data is loaded (prepare may
-	// need them: max_connections for many loader threads) and again after
-	// it, since a snapshot restore restarts the server.
-	if err := r.configure(ctx, c, res); err != nil {
+	// need them: max_connections for many loader threads); the restarts
+	// of a restore or a snapshot set them again (restarted).
+	if err := cr.configure(ctx); err != nil {
 		return err
 	}
 	if err := r.ensureData(ctx, cr, c.Workload); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
-	// A restore (cached: a dataHook's, datacache.go) and the snapshot
-	// saved after a first load both restart the server: set the cell's
-	// globals again (the snapshot's restart once ran tpcc-durability's
-	// first b1e1 on sync_binlog = 0 and failed it at the read-back).
-	if res.Data == "restored" || res.Data == "cached" || cr.snapshotted {
-		if err := r.configure(ctx, c, res); err != nil {
-			return err
-		}
-	}
-	if c.Policy.Cold && (res.Change.Cold || res.Change.Start) {
-		// A cold start once the data is in place (coldstart.go); a new
-		// server that loaded its data is no colder than a reused one.
-		return r.coldStart(ctx, c, cr)
-	}
-	return nil
+	return cr.hooksOf(ctx, lifecycle.PhaseLoad)
 }
 
 // measure is the prewarm, drain, warm-up, measure and collect phases: the
@@ -184,9 +176,13 @@ func (cr *cellRun) measure() error {
 	res.RandSeed = o.Common().Seed
 	cfg := r.srv.Endpoint()
 	cfg.DBName = r.schema
-	r.spreadWriters(c, cfg) // topology.go
+	for _, h := range cr.hooks {
+		if e, ok := h.(lifecycle.EndpointHook); ok {
+			e.Endpoint(cr, cfg)
+		}
+	}
 	if c.Policy.Prewarm {
-		err := cr.in(PhasePrewarm, func(ctx context.Context) error {
+		err := cr.in(lifecycle.PhasePrewarm, func(ctx context.Context) error {
 			r.cfg.Progress.Phase("prewarm")
 			fmt.Fprintf(r.log, "    prewarm\n")
 			start := time.Now()
@@ -200,7 +196,7 @@ func (cr *cellRun) measure() error {
 			return err
 		}
 	}
-	err := cr.in(PhaseDrain, func(ctx context.Context) error {
+	err := cr.in(lifecycle.PhaseDrain, func(ctx context.Context) error {
 		if c.Policy.Drain {
 			r.cfg.Progress.Phase("drain")
 			if err := r.drain(ctx, c, res); err != nil {
@@ -208,11 +204,7 @@ func (cr *cellRun) measure() error {
 			}
 		}
 		if lim := r.m.WaitQuiet; lim > 0 {
-			pid := 0
-			if p, ok := r.srv.(server.ProcessOwner); ok {
-				pid = p.PID()
-			}
-			waited, quiet := observe.WaitQuiet(ctx, lim, pid)
+			waited, quiet := r.waitQuiet(ctx, lim) // features.go
 			res.QuietWaitSeconds, res.QuietReached = waited.Seconds(), quiet
 		}
 		return nil
@@ -221,7 +213,7 @@ func (cr *cellRun) measure() error {
 		return err
 	}
 	if c.Searches() {
-		if o, err = cr.searchCapacity(cfg, cr.workload, o); err != nil { // capacity.go
+		if o, err = cr.search(cfg, o); err != nil {
 			return err
 		}
 	}
@@ -229,7 +221,7 @@ func (cr *cellRun) measure() error {
 	// limit, a cold start, the capacity search's reload) must not leave
 	// the cell measured on the server's defaults: what it names is read
 	// once more, the last thing before the engine starts.
-	if err := cr.in(PhaseWarmup, func(ctx context.Context) error { return r.settingsInForce(ctx, c) }); err != nil {
+	if err := cr.in(lifecycle.PhaseWarmup, func(ctx context.Context) error { return r.settingsInForce(ctx, c) }); err != nil {
 		return err
 	}
 	var intervals []engine.Interval
@@ -244,13 +236,33 @@ func (cr *cellRun) measure() error {
 	return err
 }
 
+// search is the capacity search phase: the search hook returns the options
+// of the measured run.
+func (cr *cellRun) search(cfg *mysql.Config, o engine.Spec) (engine.Spec, error) {
+	for _, h := range cr.hooks {
+		s, ok := h.(lifecycle.SearchHook)
+		if !ok {
+			continue
+		}
+		err := cr.in(lifecycle.PhaseSearch, func(ctx context.Context) error {
+			var err error
+			o, err = s.Search(ctx, cr, cfg, cr.workload, o)
+			return err
+		})
+		if err != nil {
+			return o, fmt.Errorf("capacity search: %w", err)
+		}
+	}
+	return o, nil
+}
+
 // warmAndRun is the warm-up and measure phases: one engine run under one
 // deadline (automatic warm-up runs the engine once more before it). A
 // server that stops answering after the window's end leaves a complete
 // window: the cell keeps it, with the frozen end as a stall (collect).
 func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]engine.Interval) error {
 	r, c, res := cr.r, cr.c, cr.res
-	d := r.deadline(c, PhaseMeasure)
+	d := r.deadline(c, lifecycle.PhaseMeasure)
 	ctx := cr.ctx
 	late := errors.New("deadline")
 	if d > 0 {
@@ -267,7 +279,7 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]eng
 		}
 		if err := ctx.Err(); err != nil {
 			if errors.Is(context.Cause(ctx), late) {
-				return &StoppedError{Phase: PhaseWarmup, Deadline: d, Err: err}
+				return &StoppedError{Phase: lifecycle.PhaseWarmup, Deadline: d, Err: err}
 			}
 			return err
 		}
@@ -291,7 +303,7 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]eng
 	}
 	cm := o.Common()
 	if cm.Warmup <= 0 {
-		cr.enter(PhaseMeasure)
+		cr.enter(lifecycle.PhaseMeasure)
 	}
 	cr.mu.Lock()
 	cr.engineStart, cr.windowEnd, cr.offset = time.Time{}, time.Time{}, offset // the measured run's clock, not the automatic warm-up's
@@ -299,8 +311,8 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]eng
 	r.cfg.Progress.Phase("warm-up and measure")
 	fmt.Fprintf(r.log, "    warm-up %s, measure %s\n", cm.Warmup, cm.Time)
 	for _, h := range cr.hooks {
-		if b, ok := h.(runHook); ok {
-			b.beforeRun(cr.ctx, cr, cm) // the cell's context: a profile outlives the run until collect
+		if b, ok := h.(lifecycle.RunHook); ok {
+			b.BeforeRun(cr.ctx, cr, cm) // the cell's context: a profile outlives the run until collect
 		}
 	}
 	result, err := cr.workload.Run(ctx, cfg, o.Options, func(iv engine.Interval) {
@@ -317,7 +329,7 @@ func (cr *cellRun) warmAndRun(cfg *mysql.Config, o engine.Spec, intervals *[]eng
 		if s.Err == nil {
 			s.Err = err
 		}
-		if s.Phase != PhaseMeasure || result == nil || !cr.windowDone(cm) {
+		if s.Phase != lifecycle.PhaseMeasure || result == nil || !cr.windowDone(cm) {
 			return s
 		}
 		// The window ran its full length before the silence was found:
@@ -368,7 +380,8 @@ var workloadTableRE = regexp.MustCompile(`^sbtest[0-9]+$`)
 
 // restartIfNeeded restarts the server if the cell's startup options differ
 // from the running ones.
-func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
+func (cr *cellRun) restartIfNeeded(ctx context.Context) error {
+	r, c, res := cr.r, cr.c, cr.res
 	want := r.startupFor(*c)
 	planned := len(r.planned(c, res).SettingsRestart()) > 0 && !res.Restarted // change.go
 	if !planned && sameSettings(want, r.srv.Startup()) {
@@ -377,17 +390,20 @@ func (r *Runner) restartIfNeeded(ctx context.Context, c *experiment.Cell, res *r
 	res.Change.Restart = experiment.StartChanges(params(r.srv.Startup()), params(want), r.needsRestart)
 	r.cfg.Progress.Phase("restart")
 	fmt.Fprintf(r.log, "    restart with %s\n", describe(want))
-	if err := r.restart(ctx, want); err != nil {
+	if err := cr.restart(ctx, want); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
-	res.Restarted = true
 	return nil
 }
 
 // configure applies the cell's dynamic variables and reads back what is in
 // effect. A variable the server refuses as read-only is moved to the
-// startup options and the server restarted with it.
-func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *record.Cell) error {
+// startup options and the server restarted with it. Once it returned
+// without an error the cell's settings are in force, and every restart
+// sets them again (restarted).
+func (cr *cellRun) configure(ctx context.Context) error {
+	r, c, res := cr.r, cr.c, cr.res
+	cr.configured = false
 	db := r.openDB("")
 	defer db.Close()
 	dyn := r.dynamic(c, res) // change.go: the plan's, less what the server refused
@@ -419,16 +435,20 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *record.
 		// Not in the catalogue, but the server says it needs a restart.
 		r.readOnly[ro.Name] = true
 		db.Close()
-		if err := r.restartIfNeeded(ctx, c, res); err != nil {
+		if err := cr.restartIfNeeded(ctx); err != nil {
 			return err
 		}
-		return r.configure(ctx, c, res)
+		return cr.configure(ctx)
 	}
 	if err != nil {
 		return fmt.Errorf("apply: %w", err)
 	}
-	if err := r.applyOnNodes(ctx, c, set); err != nil { // topology.go
-		return err
+	for _, h := range cr.hooks {
+		if sh, ok := h.(lifecycle.SettingsHook); ok {
+			if err := sh.Settings(ctx, cr, set); err != nil {
+				return err
+			}
+		}
 	}
 	r.resetDone(resets)
 	all := cellSettings(c)
@@ -450,6 +470,7 @@ func (r *Runner) configure(ctx context.Context, c *experiment.Cell, res *record.
 		return err
 	}
 	res.Effective = eff
+	cr.configured = true
 	return nil
 }
 
@@ -479,14 +500,13 @@ func (r *Runner) settingsInForce(ctx context.Context, c *experiment.Cell) error 
 	return nil
 }
 
-// SnapshotMinRows is the data size from which a loaded data shape is saved
-// as a datadir snapshot, so that a later cell with the same shape restores
-// it instead of loading again.
-const SnapshotMinRows = 100000
-
 // ensureData loads the cell's data unless the same shape is loaded and
 // untouched; a saved snapshot of the shape is restored instead of loading,
-// or else a hook's copy (dataHook: the data cache).
+// or else a hook's copy (lifecycle.DataHook: the data cache). A restore and
+// the snapshot saved after a load restart the server: restarted sets the
+// cell's settings again (the snapshot's restart once ran
+// tpcc-durability's first b1e1 on sync_binlog = 0 and failed it at the
+// read-back).
 func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o engine.Spec) error {
 	res := cr.res
 	data := o.Data()
@@ -507,12 +527,20 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o engine.Spec) err
 		}
 		res.Data = "restored"
 		r.setLoaded(key, o)
-		return nil
+		return cr.restarted(ctx)
 	}
 	for _, h := range cr.hooks {
-		if d, ok := h.(dataHook); ok {
-			if done, err := d.restore(ctx, cr, key, o); done || err != nil {
+		if d, ok := h.(lifecycle.DataHook); ok {
+			done, err := d.Restore(ctx, cr, key, o)
+			if done && err != nil {
+				r.loaded, r.loadedOpts = "", nil
+			}
+			if err != nil {
 				return err
+			}
+			if done {
+				r.setLoaded(key, o)
+				return cr.restarted(ctx)
 			}
 		}
 	}
@@ -539,17 +567,17 @@ func (r *Runner) ensureData(ctx context.Context, cr *cellRun, o engine.Spec) err
 			return err
 		}
 	}
-	if canSnap && data.Rows() >= SnapshotMinRows {
+	if canSnap && data.Rows() >= lifecycle.SnapshotMinRows {
 		fmt.Fprintf(r.log, "    save a snapshot of the loaded data\n")
 		if err := snap.Snapshot(ctx, key); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		cr.snapshotted = true
 		for _, h := range cr.hooks {
-			if d, ok := h.(dataHook); ok {
-				d.snapshotted(ctx, cr, key, o)
+			if d, ok := h.(lifecycle.DataHook); ok {
+				d.Snapshotted(ctx, cr, key, o)
 			}
 		}
+		return cr.restarted(ctx)
 	}
 	return nil
 }

@@ -70,10 +70,10 @@ func (r *Runner) did(c *experiment.Cell, res *record.Cell) experiment.Change {
 	want := r.planned(c, res)
 	ch := res.Change
 	switch res.Data {
-	case "loaded", "restored", "cached": // cached: datacache.go
+	case "loaded", "restored", "cached": // cached: the data cache's restore
 		ch.Reload = true
 	}
-	ch.Overrides = append(ch.Overrides, r.overrides(c.Change, ch)...) // applyLimits may have added one
+	ch.Overrides = append(ch.Overrides, r.overrides(c.Change, ch)...) // the limits hook may have added one
 	if ch.Start {
 		ch.Restart, ch.Cold = nil, false
 	}
@@ -103,7 +103,7 @@ func (r *Runner) overrides(plan, did experiment.Change) []string {
 		}
 		for _, p := range did.Restart {
 			switch {
-			case planned[p.Name], p.Name == record.MemoryKey: // applyLimits says why
+			case planned[p.Name], p.Name == record.MemoryKey: // the limits hook says why
 			case r.readOnly[catalog.VariableName(p.Name)]:
 				ro = append(ro, p.Name)
 			default:

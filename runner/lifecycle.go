@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -12,34 +13,17 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/observe"
+	"benchmatrix/lifecycle"
 	"benchmatrix/record"
+	"benchmatrix/record/parts"
 	"benchmatrix/server"
 )
 
-// A cell's lifecycle: the phases every cell goes through, in this order,
-// each under a deadline, with a watchdog beside them that ends the cell
-// when the server stops answering. Features take part through hooks
-// (hooks.go); this file knows none of them by name.
-
-// Phase names a step of a cell's lifecycle; a cell that fails says in
-// which one.
-type Phase string
-
-// The phases, in the order a cell goes through them.
-const (
-	PhaseStart     Phase = "start/verify"      // a server up for the cell, every node healed
-	PhaseLoad      Phase = "load"              // restart for startup options, globals, the data
-	PhaseAfterLoad Phase = "after-load checks" // what needs the data: nodes agree, [inject] works
-	PhaseLimits    Phase = "limits"            // the cell's resource limits
-	PhasePrewarm   Phase = "prewarm"           // the tables read into the buffer pool
-	PhaseDrain     Phase = "drain"             // dirty pages flushed, the host quiet
-	PhaseSearch    Phase = "capacity search"   // the highest rate meeting the cell's SLO (capacity.go)
-	PhaseWarmup    Phase = "warm-up"           // the engine runs, not measured
-	PhaseMeasure   Phase = "measure"           // the measured window and its grace
-	PhaseCollect   Phase = "collect"           // observers stopped, after-cell snapshots and checks
-	PhaseBetween   Phase = "between cells"     // a failed cell's server brought back
-)
+// A cell's lifecycle: the phases every cell goes through (lifecycle.Phase),
+// in order, each under a deadline, with a watchdog beside them that ends
+// the cell when the server stops answering. Features take part through
+// the hooks of package lifecycle, listed in features.go; this file knows
+// none of them by name. cellRun is the lifecycle.Cell the hooks receive.
 
 // Bounds of the phases that the plan does not size.
 const (
@@ -90,17 +74,17 @@ const pingEvery = 500 * time.Millisecond
 //   - collect: the settle bound, two minutes when profiling (perf report),
 //     the replicas' catch-up bound plus the settle bound on a cluster;
 //   - the others: fixedDeadline.
-func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
+func (r *Runner) deadline(c *experiment.Cell, p lifecycle.Phase) time.Duration {
 	o := c.Workload.Common()
 	switch p {
-	case PhaseStart:
+	case lifecycle.PhaseStart:
 		return startDeadline
-	case PhaseLoad, PhasePrewarm:
+	case lifecycle.PhaseLoad, lifecycle.PhasePrewarm:
 		rows := c.Workload.Data().Rows()
 		return max(loadFloor, time.Duration(rows/loadRowsPerSecond)*time.Second)
-	case PhaseDrain:
+	case lifecycle.PhaseDrain:
 		return c.Policy.DrainCap + settleTimeout
-	case PhaseWarmup, PhaseMeasure:
+	case lifecycle.PhaseWarmup, lifecycle.PhaseMeasure:
 		if d := c.Engine(); d == nil || d.RunsToEnd || o.Time <= 0 {
 			return 0
 		}
@@ -109,27 +93,47 @@ func (r *Runner) deadline(c *experiment.Cell, p Phase) time.Duration {
 			warm = c.Policy.WarmupCap
 		}
 		return time.Duration(max(o.Threads, 1))*connectPerThread + warm + o.Time + r.cfg.Grace + measureMargin
-	case PhaseSearch:
-		return r.searchDeadline(c) // capacity.go
-	case PhaseCollect:
+	case lifecycle.PhaseSearch:
+		return r.searchDeadline(c)
+	case lifecycle.PhaseCollect:
 		d := settleTimeout
 		if c.Policy.Profile.On() {
 			d = fixedDeadline
 		}
 		if c.Topology.IsCluster() {
 			// The nodes' data check waits for the replicas to apply what
-			// the primary committed (verifyTimeout), after the observers.
-			d = max(d, verifyTimeout+settleTimeout)
+			// the primary committed (VerifyTimeout), after the observers.
+			d = max(d, lifecycle.VerifyTimeout+settleTimeout)
 		}
 		return d
 	}
 	return fixedDeadline
 }
 
+// searchDeadline bounds the capacity search phase: the search hook's
+// steps, each with its workers' connecting, the grace and the margin of an
+// engine run, and the reload after the steps when they change the data.
+func (r *Runner) searchDeadline(c *experiment.Cell) time.Duration {
+	if !c.Searches() {
+		return fixedDeadline
+	}
+	var d time.Duration
+	for _, nh := range r.hooks {
+		if s, ok := nh().(lifecycle.SearchHook); ok {
+			n, step := s.Steps(c)
+			d += time.Duration(n) * (step + time.Duration(max(c.Workload.Common().Threads, 1))*connectPerThread + r.cfg.Grace + measureMargin)
+		}
+	}
+	if c.Workload.Data().Changes {
+		d += r.deadline(c, lifecycle.PhaseLoad) // the reload after the steps
+	}
+	return d
+}
+
 // StoppedError ends a cell whose server stopped answering, or whose phase
 // passed its deadline.
 type StoppedError struct {
-	Phase Phase
+	Phase lifecycle.Phase
 	// Silent is how long the server had left a ping unanswered; zero when
 	// the phase's deadline passed instead.
 	Silent time.Duration
@@ -160,17 +164,17 @@ type cellRun struct {
 	r        *Runner
 	c        *experiment.Cell
 	res      *record.Cell
-	hooks    []hook
+	hooks    []lifecycle.Hook
 	workload engine.Workload // the cell's engine (workloadOf)
-	// snapshotted: ensureData saved a snapshot of the data it loaded,
-	// which restarts the server (prepareCell sets the globals again).
-	snapshotted bool
+	// configured: the cell's settings are in force (configure set them);
+	// a restart sets them again (restarted).
+	configured bool
 
 	ctx    context.Context // ends when the server stops answering
 	cancel context.CancelCauseFunc
 
 	mu    sync.Mutex
-	phase Phase
+	phase lifecycle.Phase
 	// stop is set once the watchdog found the server silent.
 	stop *StoppedError
 	// silentSince is the server's last answer before it went silent,
@@ -198,18 +202,77 @@ type cellRun struct {
 func (r *Runner) newCellRun(ctx context.Context, c *experiment.Cell, res *record.Cell) *cellRun {
 	cr := &cellRun{r: r, c: c, res: res, workload: r.workloadOf(c.Workload)}
 	cr.ctx, cr.cancel = context.WithCancelCause(ctx)
-	cr.hooks = cellHooks() // hooks.go
+	for _, nh := range r.hooks { // features.go
+		cr.hooks = append(cr.hooks, nh())
+	}
 	return cr
 }
 
+var _ lifecycle.Cell = (*cellRun)(nil)
+
+// What the hooks may use of the cell (lifecycle.Cell).
+
+func (cr *cellRun) Planned() *experiment.Cell    { return cr.c }
+func (cr *cellRun) Record() *record.Cell         { return cr.res }
+func (cr *cellRun) Plan() *experiment.Plan       { return cr.r.plan }
+func (cr *cellRun) Server() server.Server        { return cr.r.srv }
+func (cr *cellRun) OpenDB(schema string) *sql.DB { return cr.r.openDB(schema) }
+func (cr *cellRun) Schema() string               { return cr.r.schema }
+func (cr *cellRun) OutDir() string               { return cr.r.cfg.OutDir }
+func (cr *cellRun) Log() io.Writer               { return cr.r.log }
+func (cr *cellRun) Progress(what string)         { cr.r.cfg.Progress.Phase(what) }
+func (cr *cellRun) Change() experiment.Change    { return cr.r.planned(cr.c, cr.res) }
+func (cr *cellRun) RunOK() bool                  { return cr.runOK }
+func (cr *cellRun) Stopped() bool                { return cr.stopped() != nil }
+func (cr *cellRun) DataLost()                    { cr.r.loaded = "" }
+
+// Reload loads the cell's data again as o; a restore's restart sets the
+// cell's settings again (ensureData).
+func (cr *cellRun) Reload(ctx context.Context, o engine.Spec) error {
+	cr.r.loaded = ""
+	return cr.r.ensureData(ctx, cr, o)
+}
+
+// Restart is a restart of the server as a lifecycle event, whatever asks
+// for it (the cell's startup options, a smaller memory limit, a cold
+// start, a cluster that did not heal, a dead server): the server comes
+// back on startup, counted as server time, and restarted puts the cell's
+// settings back.
+func (cr *cellRun) Restart(ctx context.Context) error {
+	return cr.restart(ctx, cr.r.srv.Startup())
+}
+
+func (cr *cellRun) restart(ctx context.Context, startup []server.Setting) error {
+	if err := cr.r.restart(ctx, startup); err != nil {
+		return err
+	}
+	cr.res.Restarted = true
+	return cr.restarted(ctx)
+}
+
+// restarted is the one place a restart's consequence is dealt with, for
+// a restart the lifecycle asked for (Restart) and for one the provider
+// made itself (a snapshot saved or restored, the data cache's restore):
+// once the cell's settings were set, a restart put the server's defaults
+// back (a memory-limit restart once ran cells on them, and the snapshot
+// after a first load lost tpcc-durability's first b1e1 its sync_binlog),
+// so they are set again and read back. The limits hold over restarts
+// (server.Limiter).
+func (cr *cellRun) restarted(ctx context.Context) error {
+	if !cr.configured {
+		return nil // the load phase sets them after its restarts
+	}
+	return cr.configure(ctx)
+}
+
 // current is the phase the cell is in.
-func (cr *cellRun) current() Phase {
+func (cr *cellRun) current() lifecycle.Phase {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	return cr.phase
 }
 
-func (cr *cellRun) enter(p Phase) {
+func (cr *cellRun) enter(p lifecycle.Phase) {
 	cr.mu.Lock()
 	cr.phase = p
 	cr.mu.Unlock()
@@ -225,7 +288,7 @@ func (cr *cellRun) stopped() *StoppedError {
 // in runs phase p's work under its deadline. When the watchdog stopped
 // the cell, or the deadline passed, that is the phase's error, whatever
 // the work returned.
-func (cr *cellRun) in(p Phase, work func(ctx context.Context) error) error {
+func (cr *cellRun) in(p lifecycle.Phase, work func(ctx context.Context) error) error {
 	if s := cr.stopped(); s != nil {
 		return s
 	}
@@ -274,7 +337,7 @@ func (cr *cellRun) startWatchdog() {
 		return
 	}
 	for _, ev := range r.m.Events {
-		if ev.Node == 1 && r.cluster() != nil { // topology.go
+		if ev.Node == 1 && r.cluster() != nil { // features.go
 			// The manifest freezes or cuts off node 1 (the one pinged) on
 			// purpose: its silence is the experiment, bounded by the
 			// engine's grace, not a fault.
@@ -319,7 +382,7 @@ func (cr *cellRun) startWatchdog() {
 
 // silent records that the server stopped answering in phase, and ends the
 // cell.
-func (cr *cellRun) silent(phase Phase, since time.Time, silent time.Duration) {
+func (cr *cellRun) silent(phase lifecycle.Phase, since time.Time, silent time.Duration) {
 	cr.mu.Lock()
 	cr.stop = &StoppedError{Phase: phase, Silent: silent}
 	cr.silentSince, cr.silentFound = since, time.Now()
@@ -371,9 +434,9 @@ func (cr *cellRun) stopWatchdog() {
 	cr.dog = nil
 }
 
-// settleContext bounds what a hook asks the server after the run
+// Settle bounds what a hook asks the server after the run
 // (settleTimeout): nothing more once it stopped answering.
-func (cr *cellRun) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+func (cr *cellRun) Settle(ctx context.Context) (context.Context, context.CancelFunc) {
 	if cr.stopped() != nil {
 		c, cancel := context.WithCancel(ctx)
 		cancel()
@@ -388,8 +451,8 @@ func (cr *cellRun) observe() error {
 		return s
 	}
 	for _, h := range cr.hooks {
-		if o, ok := h.(observeHook); ok {
-			if err := o.observe(cr.ctx, cr); err != nil {
+		if o, ok := h.(lifecycle.ObserveHook); ok {
+			if err := o.Observe(cr.ctx, cr); err != nil {
 				return err
 			}
 		}
@@ -403,14 +466,14 @@ func (cr *cellRun) observe() error {
 // answering: then the frozen seconds of the measured window are a stall.
 func (cr *cellRun) collect() error {
 	if cr.stopped() == nil {
-		cr.enter(PhaseCollect)
+		cr.enter(lifecycle.PhaseCollect)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(cr.ctx), cr.r.deadline(cr.c, PhaseCollect))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cr.ctx), cr.r.deadline(cr.c, lifecycle.PhaseCollect))
 	defer cancel()
 	var first error
 	for _, h := range cr.hooks {
-		if ch, ok := h.(collectHook); ok {
-			if err := ch.collect(ctx, cr); err != nil && first == nil {
+		if ch, ok := h.(lifecycle.CollectHook); ok {
+			if err := ch.Collect(ctx, cr); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -466,7 +529,7 @@ func (cr *cellRun) frozenStall() {
 		return // silent after the window: nothing measured was frozen
 	}
 	if res.Stalls == nil {
-		res.Stalls = &observe.StallReport{}
+		res.Stalls = &parts.StallReport{}
 	}
 	st := res.Stalls
 	for _, ep := range st.Episodes {
@@ -474,7 +537,7 @@ func (cr *cellRun) frozenStall() {
 			return
 		}
 	}
-	ep := observe.Episode{Start: first, End: len(idx), Min: -1}
+	ep := parts.Episode{Start: first, End: len(idx), Min: -1}
 	var secs float64
 	for k := first; k < len(idx); k++ {
 		iv := res.Intervals[idx[k]]
@@ -555,7 +618,7 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *record.Cell {
 	case ctx.Err() != nil:
 		res.Status, res.Error = record.CellFailed, "interrupted"
 	default:
-		bctx, cancel := context.WithTimeout(ctx, r.deadline(c, PhaseBetween))
+		bctx, cancel := context.WithTimeout(ctx, r.deadline(c, lifecycle.PhaseBetween))
 		r.fail(bctx, res, err)
 		cancel()
 	}
@@ -565,14 +628,14 @@ func (r *Runner) runCell(ctx context.Context, c *experiment.Cell) *record.Cell {
 // run is the phases in order; it returns the first phase's error.
 func (cr *cellRun) run() error {
 	r, c, res := cr.r, cr.c, cr.res
-	if r.srv != nil && c.Image == r.image && !r.topologyChanged(c) { // topology.go
+	if r.srv != nil && c.Image == r.image && !r.topologyChanged(c) {
 		cr.startWatchdog() // the running server is the cell's: watched from the start
 	}
-	err := cr.in(PhaseStart, func(ctx context.Context) error {
-		if err := r.ensureServer(ctx, c, res); err != nil {
+	err := cr.in(lifecycle.PhaseStart, func(ctx context.Context) error {
+		if err := cr.ensureServer(ctx); err != nil {
 			return err
 		}
-		return cr.hooksOf(ctx, PhaseStart)
+		return cr.hooksOf(ctx, lifecycle.PhaseStart)
 	})
 	if err != nil {
 		return err
@@ -584,10 +647,10 @@ func (cr *cellRun) run() error {
 	if cr.dog == nil {
 		cr.startWatchdog()
 	}
-	if err := cr.in(PhaseLoad, func(ctx context.Context) error { return r.prepareCell(ctx, cr) }); err != nil {
+	if err := cr.in(lifecycle.PhaseLoad, func(ctx context.Context) error { return cr.prepare(ctx) }); err != nil {
 		return err
 	}
-	for _, p := range []Phase{PhaseAfterLoad, PhaseLimits} {
+	for _, p := range []lifecycle.Phase{lifecycle.PhaseAfterLoad, lifecycle.PhaseLimits} {
 		if err := cr.in(p, func(ctx context.Context) error { return cr.hooksOf(ctx, p) }); err != nil {
 			return err
 		}
@@ -595,20 +658,23 @@ func (cr *cellRun) run() error {
 	return cr.measure()
 }
 
-// hooksOf runs the hooks of phase p (start, after-load checks, limits), in
-// the list's order, until one fails.
-func (cr *cellRun) hooksOf(ctx context.Context, p Phase) error {
+// hooksOf runs the hooks of phase p (start, the load's end, after-load
+// checks, limits), in the list's order, until one fails.
+func (cr *cellRun) hooksOf(ctx context.Context, p lifecycle.Phase) error {
 	for _, h := range cr.hooks {
 		var err error
-		if h, ok := h.(startHook); ok && p == PhaseStart {
-			err = h.start(ctx, cr)
+		if h, ok := h.(lifecycle.StartHook); ok && p == lifecycle.PhaseStart {
+			err = h.Start(ctx, cr)
 		}
-		if h, ok := h.(afterLoadHook); ok && p == PhaseAfterLoad {
-			err = h.afterLoad(ctx, cr)
+		if h, ok := h.(lifecycle.LoadedHook); ok && p == lifecycle.PhaseLoad {
+			err = h.Loaded(ctx, cr)
 		}
-		if h, ok := h.(limitsHook); ok && p == PhaseLimits {
+		if h, ok := h.(lifecycle.AfterLoadHook); ok && p == lifecycle.PhaseAfterLoad {
+			err = h.AfterLoad(ctx, cr)
+		}
+		if h, ok := h.(lifecycle.LimitsHook); ok && p == lifecycle.PhaseLimits {
 			var undo func()
-			undo, err = h.limits(ctx, cr)
+			undo, err = h.Limits(ctx, cr)
 			if undo != nil {
 				cr.cleanup = append(cr.cleanup, undo)
 			}
@@ -630,13 +696,13 @@ func (cr *cellRun) interval(iv engine.Interval, warmup, window time.Duration) {
 			cr.windowEnd = cr.engineStart.Add(warmup + window)
 		}
 	}
-	if cr.phase == PhaseWarmup && iv.Phase == engine.PhaseWarmup && iv.End >= warmup {
-		cr.phase = PhaseMeasure
+	if cr.phase == lifecycle.PhaseWarmup && iv.Phase == engine.PhaseWarmup && iv.End >= warmup {
+		cr.phase = lifecycle.PhaseMeasure
 	}
 	cr.mu.Unlock()
 	for _, h := range cr.hooks {
-		if ih, ok := h.(intervalHook); ok {
-			ih.interval(iv)
+		if ih, ok := h.(lifecycle.IntervalHook); ok {
+			ih.Interval(iv)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/lifecycle"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
 	"benchmatrix/results"
@@ -80,10 +81,10 @@ func TestFrozenServer(t *testing.T) {
 		name      string
 		at        time.Duration // on the engine's clock (warm-up included)
 		wantOK    bool
-		wantPhase Phase
+		wantPhase lifecycle.Phase
 	}{
-		{"warm-up", warm / 2 * 3 / 2, false, PhaseWarmup},
-		{"measured window", warm + time.Second, false, PhaseMeasure},
+		{"warm-up", warm / 2 * 3 / 2, false, lifecycle.PhaseWarmup},
+		{"measured window", warm + time.Second, false, lifecycle.PhaseMeasure},
 		{"end of the window", warm + dur - 500*time.Millisecond, true, ""},
 	}
 	for _, tc := range cases {
@@ -140,7 +141,7 @@ func TestFrozenServer(t *testing.T) {
 			} else if zero == 0 {
 				t.Errorf("no zero-throughput interval after the freeze at %s: %+v", tc.at, c.Intervals)
 			}
-			if tc.wantPhase == PhaseMeasure && (c.Stalls == nil || c.Stalls.Count == 0) {
+			if tc.wantPhase == lifecycle.PhaseMeasure && (c.Stalls == nil || c.Stalls.Count == 0) {
 				t.Errorf("frozen in the measured window, no stall: %+v", c.Stalls)
 			}
 			next := run.Cells[1]
@@ -235,23 +236,23 @@ func TestPhaseDeadlines(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		c    *experiment.Cell
-		p    Phase
+		p    lifecycle.Phase
 		want time.Duration
 	}{
-		{"a small load: the floor", small, PhaseLoad, loadFloor},
-		{"a large load: its rows at the slowest rate", big, PhaseLoad, 200_000_000 / loadRowsPerSecond * time.Second},
-		{"prewarm as a load", big, PhasePrewarm, 200_000_000 / loadRowsPerSecond * time.Second},
-		{"drain: its cap and the settle bound", small, PhaseDrain, 30*time.Second + settleTimeout},
-		{"measure: connecting, warm-up, duration, grace, margin", small, PhaseMeasure, connectPerThread + 5*time.Second + 30*time.Second + 7*time.Second + measureMargin},
-		{"automatic warm-up: its cap", auto, PhaseWarmup, connectPerThread + 2*time.Minute + 30*time.Second + 7*time.Second + measureMargin},
-		{"many threads: their connecting", threads, PhaseMeasure, 1000*connectPerThread + 30*time.Second + 7*time.Second + measureMargin},
-		{"a run bounded by events: the watchdog only", events, PhaseMeasure, 0},
-		{"collect: the settle bound", small, PhaseCollect, settleTimeout},
+		{"a small load: the floor", small, lifecycle.PhaseLoad, loadFloor},
+		{"a large load: its rows at the slowest rate", big, lifecycle.PhaseLoad, 200_000_000 / loadRowsPerSecond * time.Second},
+		{"prewarm as a load", big, lifecycle.PhasePrewarm, 200_000_000 / loadRowsPerSecond * time.Second},
+		{"drain: its cap and the settle bound", small, lifecycle.PhaseDrain, 30*time.Second + settleTimeout},
+		{"measure: connecting, warm-up, duration, grace, margin", small, lifecycle.PhaseMeasure, connectPerThread + 5*time.Second + 30*time.Second + 7*time.Second + measureMargin},
+		{"automatic warm-up: its cap", auto, lifecycle.PhaseWarmup, connectPerThread + 2*time.Minute + 30*time.Second + 7*time.Second + measureMargin},
+		{"many threads: their connecting", threads, lifecycle.PhaseMeasure, 1000*connectPerThread + 30*time.Second + 7*time.Second + measureMargin},
+		{"a run bounded by events: the watchdog only", events, lifecycle.PhaseMeasure, 0},
+		{"collect: the settle bound", small, lifecycle.PhaseCollect, settleTimeout},
 		// replication.toml's async cells failed "wait for GTID: context
 		// deadline exceeded" when collect had only the settle bound.
-		{"collect on a cluster: the replicas' catch-up too", cluster, PhaseCollect, verifyTimeout + settleTimeout},
-		{"start", small, PhaseStart, startDeadline},
-		{"between cells", small, PhaseBetween, fixedDeadline},
+		{"collect on a cluster: the replicas' catch-up too", cluster, lifecycle.PhaseCollect, lifecycle.VerifyTimeout + settleTimeout},
+		{"start", small, lifecycle.PhaseStart, startDeadline},
+		{"between cells", small, lifecycle.PhaseBetween, fixedDeadline},
 	} {
 		if got := r.deadline(tc.c, tc.p); got != tc.want {
 			t.Errorf("%s: deadline(%s) = %s, want %s", tc.name, tc.p, got, tc.want)
@@ -261,11 +262,11 @@ func TestPhaseDeadlines(t *testing.T) {
 
 func TestStoppedErrorText(t *testing.T) {
 	t.Parallel()
-	silent := &StoppedError{Phase: PhaseWarmup, Silent: 5 * time.Second, Err: errors.New("worker 0: invalid connection")}
+	silent := &StoppedError{Phase: lifecycle.PhaseWarmup, Silent: 5 * time.Second, Err: errors.New("worker 0: invalid connection")}
 	if got, want := silent.Error(), "the server stopped answering in warm-up: no answer for 5.0 s"; got != want {
 		t.Errorf("silent: %q, want %q", got, want)
 	}
-	late := &StoppedError{Phase: PhaseLoad, Deadline: 5 * time.Minute, Err: errors.New("prepare: context deadline exceeded; statement: INSERT")}
+	late := &StoppedError{Phase: lifecycle.PhaseLoad, Deadline: 5 * time.Minute, Err: errors.New("prepare: context deadline exceeded; statement: INSERT")}
 	if got := late.Error(); !strings.Contains(got, "load did not end within its deadline of 5m0s") || !strings.Contains(got, "statement: INSERT") {
 		t.Errorf("late: %q", got)
 	}

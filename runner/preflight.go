@@ -9,6 +9,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/lifecycle"
 	"benchmatrix/server"
 )
 
@@ -61,7 +62,7 @@ func EstimateBytes(c experiment.Cell) int64 {
 		per = BytesPerRow
 	}
 	b := rows * per
-	if rows >= SnapshotMinRows {
+	if rows >= lifecycle.SnapshotMinRows {
 		b *= 2 // the snapshot copy
 	}
 	return b

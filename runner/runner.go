@@ -24,7 +24,7 @@ import (
 	"benchmatrix/engine"
 	"benchmatrix/exitcode"
 	"benchmatrix/experiment"
-	"benchmatrix/observe"
+	"benchmatrix/lifecycle"
 	"benchmatrix/record"
 	"benchmatrix/results"
 	"benchmatrix/server"
@@ -36,8 +36,8 @@ import (
 type StartSpec struct {
 	Startup []server.Setting
 	Image   string           // Docker image, for provider docker
-	Limits  catalog.LimitSet // the first cell's resource limits (limits.go)
-	// Topology, when a cluster, starts one (topology.go).
+	Limits  catalog.LimitSet // the first cell's resource limits
+	// Topology, when a cluster, starts one.
 	Topology *experiment.Topology
 	// Log hears what starting involves (a cluster's nodes joining, an
 	// existing topology's checks); nil for none.
@@ -59,18 +59,6 @@ type Sink interface {
 }
 
 var _ Sink = (*results.Writer)(nil)
-
-// Opener starts servers with the manifest's provider (server.Open).
-func Opener(spec experiment.ServerSpec) StartFunc {
-	return func(ctx context.Context, s StartSpec) (server.Server, error) {
-		if s.Topology.IsCluster() {
-			return openTopology(ctx, spec, s) // topology.go
-		}
-		return server.Open(ctx, server.Spec{Provider: spec.Provider, Binary: spec.Binary, TempDir: spec.TempDir,
-			Image: s.Image, DSN: spec.DSN, Startup: s.Startup, Limits: s.Limits,
-			InitCache: initCache(spec)}) // datacache.go
-	}
-}
 
 // Config says where results go and how to reach servers.
 type Config struct {
@@ -133,11 +121,11 @@ type Runner struct {
 	loaded     string       // data key of what is loaded, "" for nothing
 	loadedOpts *engine.Spec // the workload it was loaded with, for cleanup
 	readOnly   map[string]bool
-	globals    setGlobals   // the values before a cell SET them (globals.go)
-	lim        runnerLimits // resource limits in force (limits.go)
-	topo       string       // the running topology's Key (topology.go)
-	dc         dataCache    // the data cache across runs (datacache.go)
-	chg        changes      // the change decided per cell (change.go)
+	globals    setGlobals // the values before a cell SET them (globals.go)
+	topo       string     // the running topology's Key
+	chg        changes    // the change decided per cell (change.go)
+	// hooks make the features' hooks of each cell (features.go).
+	hooks []lifecycle.NewHook
 }
 
 // DefaultGrace is how long a cell may run past its measured window before
@@ -182,13 +170,14 @@ func Run(ctx context.Context, plan *experiment.Plan, cfg Config) (*record.Run, e
 	}
 	defer cfg.Progress.Close()
 	r := &Runner{cfg: cfg, plan: plan, m: plan.Manifest, log: log, readOnly: map[string]bool{}, schema: plan.Manifest.Server.Schema}
+	r.hooks = r.features()
 	return r.run(ctx)
 }
 
 func (r *Runner) run(ctx context.Context) (_ *record.Run, err error) {
 	run := r.newRecord()
-	run.UserMetrics = userMetricColumns(r.plan) // topology.go
-	run.Shard = r.cfg.Shard                     // shard.go
+	recordColumns(r.plan, run) // features.go
+	run.Shard = r.cfg.Shard    // shard.go
 	done, err := r.resumed(run)
 	if err != nil {
 		return nil, err
@@ -259,24 +248,23 @@ func (r *Runner) newRecord() *record.Run {
 	text := m.Stored()
 	sum := sha256.Sum256([]byte(text))
 	return &record.Run{
-		Tool:          record.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
-		Experiment:    m.Name,
-		Description:   m.Description,
-		ManifestPath:  m.Path,
-		Manifest:      text,
-		ManifestHash:  hex.EncodeToString(sum[:]),
-		Baseline:      m.Baseline,
-		Columns:       r.plan.Columns,
-		MetricColumns: metricColumns(r.plan),
-		Axes:          axisNames(m),
-		Pivot:         m.Pivot,
-		ServerConfig:  m.Server.Config,
-		Plan:          experiment.PlanRecord(r.plan.Cells),
-		Order:         string(r.plan.Order),
-		Seed:          r.plan.Seed,
-		Status:        record.StatusRunning,
-		Started:       time.Now(),
-		Host:          hostFacts(""),
+		Tool:         record.Tool{Name: "benchmatrix", Version: version.Version, GoVersion: runtime.Version()},
+		Experiment:   m.Name,
+		Description:  m.Description,
+		ManifestPath: m.Path,
+		Manifest:     text,
+		ManifestHash: hex.EncodeToString(sum[:]),
+		Baseline:     m.Baseline,
+		Columns:      r.plan.Columns,
+		Axes:         axisNames(m),
+		Pivot:        m.Pivot,
+		ServerConfig: m.Server.Config,
+		Plan:         experiment.PlanRecord(r.plan.Cells),
+		Order:        string(r.plan.Order),
+		Seed:         r.plan.Seed,
+		Status:       record.StatusRunning,
+		Started:      time.Now(),
+		Host:         hostFacts(""),
 	}
 }
 
@@ -350,39 +338,11 @@ func (r *Runner) preflight(ctx context.Context, run *record.Run) error {
 	if err := r.checkSchema(ctx); err != nil {
 		return err
 	}
-	if err := r.checkInject(ctx); err != nil {
+	if err := r.checkInject(ctx); err != nil { // features.go
 		return err
 	}
 	return r.checkVariables(ctx, run)
 }
-
-// checkInject runs [inject]'s statements once, so that SQL the server
-// refuses is exit 2 before the first cell instead of a failure in every
-// one. A table that does not exist yet is not refused: the workload's
-// tables exist only once a cell has loaded them, and every cell checks
-// the statements again then (inject.go).
-func (r *Runner) checkInject(ctx context.Context) error {
-	in := r.m.Inject
-	if in == nil {
-		return nil
-	}
-	db := r.openDB(r.schema)
-	defer db.Close()
-	inj := observe.Injector{Every: in.Every, Hold: in.Hold, SQL: in.SQL, Release: in.Release}
-	err := inj.Check(ctx, db)
-	var me *mysql.MySQLError
-	if errors.As(err, &me) && me.Number == errNoSuchTable {
-		fmt.Fprintf(r.log, "[inject] is checked once the data is loaded: %v\n", err)
-		return nil
-	}
-	if err != nil {
-		return &UsageError{Msg: fmt.Sprintf("%s: [inject] %v", r.m.Path, err)}
-	}
-	return nil
-}
-
-// errNoSuchTable is the server's ER_NO_SUCH_TABLE.
-const errNoSuchTable = 1146
 
 // runCells runs the cell runs not done yet, handing each to the sink
 // before the next starts. A failed cell is counted, not fatal.
@@ -432,7 +392,7 @@ func (r *Runner) runCells(ctx context.Context, run *record.Run, w Sink, todo []i
 func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 	fmt.Fprintf(r.log, "starting %s server%s\n", r.m.Server.Provider, map[bool]string{true: " " + c.Image, false: ""}[c.Image != ""])
 	began := time.Now()
-	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits, Topology: c.Topology, Log: r.log}) // topology.go
+	srv, err := r.cfg.Start(ctx, StartSpec{Startup: r.startupFor(c), Image: c.Image, Limits: c.Limits, Topology: c.Topology, Log: r.log})
 	r.serverTime += time.Since(began)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -443,7 +403,7 @@ func (r *Runner) startServer(ctx context.Context, c experiment.Cell) error {
 		return fmt.Errorf("start server: %w", err)
 	}
 	r.srv, r.image, r.loaded, r.loadedOpts, r.fresh = srv, c.Image, "", nil, true
-	r.topo = c.Topology.Key() // topology.go
+	r.topo = c.Topology.Key()
 	info := srv.Info()
 	r.flavor, r.version = info.Flavor, info.Version
 	fmt.Fprintf(r.log, "server: %s %s at %s\n", info.Flavor, info.Version, info.Address)
@@ -634,17 +594,6 @@ func axisNames(m *experiment.Manifest) []string {
 		out = append(out, ax.Name)
 	}
 	return out
-}
-
-// metricColumns are the sampled columns of intervals.csv: the observer's,
-// when any cell observes.
-func metricColumns(p *experiment.Plan) []string {
-	for _, c := range p.Cells {
-		if c.Policy.Observe {
-			return append(observe.Columns(), topologyColumns(p)...) // topology.go
-		}
-	}
-	return nil
 }
 
 func short(h string) string {

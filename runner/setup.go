@@ -4,16 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
-	"benchmatrix/observe"
 	"benchmatrix/results"
 	"benchmatrix/server"
 	"benchmatrix/shard"
@@ -47,13 +44,7 @@ func Resolve(ctx context.Context, m *experiment.Manifest, f experiment.Flags) (*
 		t := server.TargetBeforeStart(ctx, spec)
 		f.Flavor, f.Version = t.Flavor, t.Version
 	}
-	f.Columns = append(append(append([]string(nil), results.IntervalColumns...), observe.Columns()...), slices.Sorted(maps.Keys(observe.NodeColumnDocs()))...)
-	p, err := experiment.Resolve(m, f)
-	if err != nil {
-		return nil, err
-	}
-	MarkCached(p) // datacache.go
-	return p, nil
+	return resolveFeatures(m, f) // features.go
 }
 
 // Setup turns a run request into the plan and the runner's configuration:
@@ -121,7 +112,7 @@ func Setup(ctx context.Context, req Request) (*experiment.Plan, Config, error) {
 			fmt.Fprintf(req.Notices, "removed %s, left by a benchmatrix process that no longer runs\n", what)
 		}
 	})
-	if err := setupProfiles(plan, sweep.TempDir, req.Notices); err != nil { // profile.go
+	if err := setupFeatures(plan, sweep.TempDir, req.Notices); err != nil { // features.go
 		return nil, cfg, err
 	}
 	return plan, cfg, nil

@@ -1,4 +1,9 @@
-package runner
+// Package limits is the cell's resource limits in its lifecycle: the
+// server is put under them (restarted first when its memory limit
+// shrinks), what is in force is read back onto the cell, the disk
+// self-check runs once per disk limit, and benchmatrix's own threads are
+// pinned to client_cpus for the cell.
+package limits
 
 import (
 	"context"
@@ -12,108 +17,101 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/experiment"
+	"benchmatrix/lifecycle"
 	"benchmatrix/record"
 	"benchmatrix/server"
 )
 
-// runnerLimits is what the runner knows of the limits in force.
-type runnerLimits struct {
+// DiskCheckDuration is how long the disk self-check writes.
+const DiskCheckDuration = 3 * time.Second
+
+// Hook is the limits of one run: what is in force on the running server
+// is kept across cells (New).
+type Hook struct {
 	applied catalog.LimitSet // on the running server
 	srv     server.Server    // the server they were applied to
 	checks  map[string]*server.DiskCheck
 }
 
-// DiskCheckDuration is how long the disk self-check writes.
-const DiskCheckDuration = 3 * time.Second
+// New is the limits of a run.
+func New() *Hook { return &Hook{} }
 
-// checkLimitSupport refuses, before any server starts, limits this machine
-// cannot apply (not root, a controller missing): exit 2 naming it.
-func (r *Runner) checkLimitSupport() error {
+// Feature implements lifecycle.Hook.
+func (*Hook) Feature() string { return "limits" }
+
+// CheckSupport refuses, before any server starts, limits this machine
+// cannot apply (not root, a controller missing): a
+// server.LimitsUnsupportedError, exit 2, naming it.
+func CheckSupport(plan *experiment.Plan) error {
 	var all catalog.LimitSet
-	for _, c := range r.plan.Cells {
+	for _, c := range plan.Cells {
 		all = all.Merge(c.Limits)
 	}
 	if all.Server().IsZero() {
 		return nil
 	}
-	if _, ok := r.srvCaps(); !ok {
+	if !catalog.Provider(plan.Manifest.Server.Provider).Caps.Has(catalog.Limits) {
 		return nil // the plan refused limits for a provider without them
 	}
-	err := server.CheckLimitSupport(all)
-	var ue *server.LimitsUnsupportedError
-	if errors.As(err, &ue) {
-		return &UsageError{Msg: ue.Error()}
-	}
-	return err
+	return server.CheckLimitSupport(all)
 }
 
-func (r *Runner) srvCaps() (catalog.Descriptor, bool) {
-	d := catalog.Provider(r.m.Server.Provider)
-	return d, d.Caps.Has(catalog.Limits)
-}
-
-// applyLimits puts the server under the cell's limits, restarting it
-// first when the change (change.go) says its memory limit shrinks, or when
-// the limit in force (which a failed cell may have left other than the
-// plan expected) is larger than the cell's; it reads them back into the
-// cell, runs the disk self-check once per disk limit, and pins
-// benchmatrix's own threads to client_cpus; the returned function unpins
-// them.
-func (r *Runner) applyLimits(ctx context.Context, c *experiment.Cell, res *record.Cell) (func(), error) {
+// Limits puts the server under the cell's limits, restarting it first
+// when the change says its memory limit shrinks, or when the limit in
+// force (which a failed cell may have left other than the plan expected)
+// is larger than the cell's; it reads them back into the cell, runs the
+// disk self-check once per disk limit, and pins benchmatrix's own threads
+// to client_cpus; the returned function unpins them.
+func (h *Hook) Limits(ctx context.Context, cell lifecycle.Cell) (func(), error) {
+	c, res, srv, log := cell.Planned(), cell.Record(), cell.Server(), cell.Log()
 	want := c.Limits
-	ch := r.planned(c, res) // change.go
+	ch := cell.Change()
 	res.Change.Limits = ch.Limits
-	lim, ok := r.srv.(server.Limiter)
+	lim, ok := srv.(server.Limiter)
 	if !ok {
 		if !want.IsZero() {
-			return nil, fmt.Errorf("the %s server cannot take resource limits", r.m.Server.Provider)
+			return nil, fmt.Errorf("the %s server cannot take resource limits", cell.Plan().Manifest.Server.Provider)
 		}
 		return nil, nil
 	}
-	if r.lim.srv != r.srv {
-		r.lim.srv, r.lim.applied = r.srv, catalog.LimitSet{}
+	if h.srv != srv {
+		h.srv, h.applied = srv, catalog.LimitSet{}
 	}
 	sl := want.Server()
-	if sl != r.lim.applied.Server() || !sl.IsZero() {
+	if sl != h.applied.Server() || !sl.IsZero() {
 		restart := ch.MemoryRestart()
-		if _, shrink := experiment.LimitChanges(r.lim.applied, sl); shrink && !restart && !res.Change.Start {
+		if _, shrink := experiment.LimitChanges(h.applied, sl); shrink && !restart && !res.Change.Start {
 			restart = true
 			res.Change.Overrides = append(res.Change.Overrides, fmt.Sprintf(
 				"restart: the memory limit in force (%s) is not the plan's; the cell's %s is smaller",
-				memText(r.lim.applied.Memory), catalog.FormatBytes(sl.Memory)))
+				memText(h.applied.Memory), catalog.FormatBytes(sl.Memory)))
 		}
-		if restart && r.lim.applied.Memory != sl.Memory {
+		if restart && h.applied.Memory != sl.Memory {
 			// A cgroup cannot take back memory the server holds without
 			// reclaiming or killing: start the server again inside the
-			// smaller limit.
-			fmt.Fprintf(r.log, "    restart: memory limit shrinks to %s\n", catalog.FormatBytes(sl.Memory))
-			if err := r.restart(ctx, r.srv.Startup()); err != nil {
+			// smaller limit (the restart sets the cell's settings again).
+			fmt.Fprintf(log, "    restart: memory limit shrinks to %s\n", catalog.FormatBytes(sl.Memory))
+			if err := cell.Restart(ctx); err != nil {
 				return nil, fmt.Errorf("restart for a smaller memory limit: %w", err)
 			}
-			res.Restarted = true
 			res.Change.Restart = append(res.Change.Restart, experiment.Param{Name: record.MemoryKey, Value: want.Get(record.MemoryKey)})
-			// The restart lost what SET GLOBAL set in the load phase:
-			// set it again and read it back.
-			if err := r.configure(ctx, c, res); err != nil {
-				return nil, fmt.Errorf("after the restart for a smaller memory limit: %w", err)
-			}
 		}
 		in, err := lim.SetLimits(ctx, sl)
 		if err != nil {
 			var ue *server.LimitsUnsupportedError
 			if errors.As(err, &ue) {
-				return nil, &UsageError{Msg: ue.Error()}
+				return nil, ue // exit 2
 			}
 			return nil, err
 		}
-		r.lim.applied = sl
+		h.applied = sl
 		if !sl.IsZero() {
-			fmt.Fprintf(r.log, "    limits %s (%s, read back: %v)\n", sl, in.Mechanism, in.ReadBack)
+			fmt.Fprintf(log, "    limits %s (%s, read back: %v)\n", sl, in.Mechanism, in.ReadBack)
 		}
 		in.Requested = want
 		res.Limits = &in
 		if sl.Disk() {
-			res.DiskCheck = r.diskCheck(ctx, lim, sl)
+			res.DiskCheck = h.diskCheck(ctx, cell, lim, sl)
 		}
 	}
 	if want.ClientCPUs == "" {
@@ -137,22 +135,22 @@ func memText(n int64) string {
 }
 
 // diskCheck runs the self-check once per disk limit and keeps its result.
-func (r *Runner) diskCheck(ctx context.Context, lim server.Limiter, l catalog.LimitSet) *server.DiskCheck {
+func (h *Hook) diskCheck(ctx context.Context, cell lifecycle.Cell, lim server.Limiter, l catalog.LimitSet) *server.DiskCheck {
 	key := fmt.Sprintf("%d/%d/%d/%d", l.DiskWriteIOPS, l.DiskReadIOPS, l.DiskWriteBPS, l.DiskReadBPS)
-	if dc, ok := r.lim.checks[key]; ok {
+	if dc, ok := h.checks[key]; ok {
 		return dc
 	}
-	if r.lim.checks == nil {
-		r.lim.checks = map[string]*server.DiskCheck{}
+	if h.checks == nil {
+		h.checks = map[string]*server.DiskCheck{}
 	}
 	dc, err := lim.CheckDisk(ctx, DiskCheckDuration)
 	if err != nil {
-		fmt.Fprintf(r.log, "    disk self-check: %v\n", err)
+		fmt.Fprintf(cell.Log(), "    disk self-check: %v\n", err)
 		return nil
 	}
-	fmt.Fprintf(r.log, "    disk self-check: %.0f device writes/s (cap %d), %.0f write+fsync/s, fsync avg %.1f ms\n",
+	fmt.Fprintf(cell.Log(), "    disk self-check: %.0f device writes/s (cap %d), %.0f write+fsync/s, fsync avg %.1f ms\n",
 		dc.DeviceWriteIOPS, dc.CapWriteIOPS, dc.LoopsPerSec, dc.FsyncAvgMs)
-	r.lim.checks[key] = &dc
+	h.checks[key] = &dc
 	return &dc
 }
 

@@ -1,4 +1,9 @@
-package runner
+// Package datacache is the data cache in a cell's lifecycle: a loaded data
+// shape's snapshot is kept in the cache directory ([server] cache) under
+// the key of everything that determined the data, and a later run restores
+// it instead of loading. Only providers whose snapshots can leave the run
+// (server.DatadirSwapper: the sandbox) use it.
+package datacache
 
 import (
 	"context"
@@ -13,22 +18,9 @@ import (
 	"benchmatrix/catalog"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
-	"benchmatrix/record"
+	"benchmatrix/lifecycle"
 	"benchmatrix/server"
 )
-
-// The data cache across runs: a loaded data shape's snapshot is kept in
-// the cache directory ([server] cache) under the key of everything that
-// determined the data, and a later run restores it instead of loading.
-// Only providers whose snapshots can leave the run (server.DatadirSwapper:
-// the sandbox) use it.
-
-// dataCache is the runner's state of the cache.
-type dataCache struct {
-	opened bool
-	c      *cache.Cache // nil: off, or could not be opened
-	keys   map[string]cache.Key
-}
 
 // FormatVariables are the server variables that change the data's on-disk
 // form or its definition: an entry is only restored on a server where all
@@ -38,45 +30,47 @@ var FormatVariables = []string{"innodb_page_size", "innodb_data_file_path", "inn
 	"innodb_checksum_algorithm", "innodb_file_per_table", "innodb_default_row_format", "innodb_compression_default",
 	"character_set_server", "collation_server", "lower_case_table_names", "default_storage_engine"}
 
-// cacheHook is the data cache in a cell's lifecycle: a load phase restores
-// a cached entry instead of loading, and keeps what it loaded.
-type cacheHook struct{}
-
-func (cacheHook) feature() string { return "data cache" }
-
-func (cacheHook) restore(ctx context.Context, cr *cellRun, key string, o engine.Spec) (bool, error) {
-	return cr.r.restoreCached(ctx, key, o, cr.res)
+// Hook is the data cache of one run: the load phase restores a cached
+// entry instead of loading, and keeps what it loaded. It lives as long as
+// the run (New): the cache is opened once.
+type Hook struct {
+	spec   experiment.ServerSpec
+	opened bool
+	c      *cache.Cache // nil: off, or could not be opened
+	keys   map[string]cache.Key
 }
 
-func (cacheHook) snapshotted(ctx context.Context, cr *cellRun, key string, o engine.Spec) {
-	cr.r.storeCached(ctx, key, o, cr.res)
-}
+// New is the data cache of a run on the server spec names.
+func New(spec experiment.ServerSpec) *Hook { return &Hook{spec: spec} }
+
+// Feature implements lifecycle.Hook.
+func (*Hook) Feature() string { return "data cache" }
 
 // cacheFor returns the open cache, or nil when it is off, the provider
 // cannot use it, or it could not be opened (said once in the log).
-func (r *Runner) cacheFor() (*cache.Cache, server.DatadirSwapper) {
-	sw, ok := r.srv.(server.DatadirSwapper)
+func (h *Hook) cacheFor(cell lifecycle.Cell) (*cache.Cache, server.DatadirSwapper) {
+	sw, ok := cell.Server().(server.DatadirSwapper)
 	if !ok {
 		return nil, nil
 	}
-	if !r.dc.opened {
-		r.dc.opened = true
-		c, err := OpenCache(r.m.Server)
+	if !h.opened {
+		h.opened = true
+		c, err := Open(h.spec)
 		if err != nil {
-			fmt.Fprintf(r.log, "    data cache not used: %v\n", err)
+			fmt.Fprintf(cell.Log(), "    data cache not used: %v\n", err)
 		}
-		r.dc.c = c
+		h.c = c
 	}
-	if r.dc.c == nil {
+	if h.c == nil {
 		return nil, nil
 	}
-	return r.dc.c, sw
+	return h.c, sw
 }
 
-// OpenCache opens the cache a manifest's [server] section names: its
-// cache directory (default: cache.DefaultDir) and size limit. It returns
-// nil, nil when the cache is off.
-func OpenCache(spec experiment.ServerSpec) (*cache.Cache, error) {
+// Open opens the cache a manifest's [server] section names: its cache
+// directory (default: cache.DefaultDir) and size limit. It returns nil,
+// nil when the cache is off.
+func Open(spec experiment.ServerSpec) (*cache.Cache, error) {
 	dir := spec.Cache
 	if dir == experiment.CacheOff {
 		return nil, nil
@@ -101,7 +95,7 @@ func OpenCache(spec experiment.ServerSpec) (*cache.Cache, error) {
 
 // cacheable: the data shapes worth a snapshot are worth caching.
 func cacheable(o engine.Spec) bool {
-	return o.Data().Rows() >= SnapshotMinRows
+	return o.Data().Rows() >= lifecycle.SnapshotMinRows
 }
 
 // dataKey is the part of a cache key known before the server runs: the
@@ -119,11 +113,11 @@ func dataKey(binary, schema string, o engine.Spec) cache.Key {
 }
 
 // cacheKey is everything that determines o's data on this server.
-func (r *Runner) cacheKey(ctx context.Context, o engine.Spec) (cache.Key, error) {
-	info := r.srv.Info()
-	k := dataKey(info.Binary, r.schema, o)
+func cacheKey(ctx context.Context, cell lifecycle.Cell, o engine.Spec) (cache.Key, error) {
+	info := cell.Server().Info()
+	k := dataKey(info.Binary, cell.Schema(), o)
 	k.Server = string(info.Flavor) + " " + info.Version
-	db := r.openDB("")
+	db := cell.OpenDB("")
 	defer db.Close()
 	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(FormatVariables, "','")+"')")
 	if err != nil {
@@ -140,23 +134,25 @@ func (r *Runner) cacheKey(ctx context.Context, o engine.Spec) (cache.Key, error)
 	return k, rows.Err()
 }
 
-// restoreCached restores o's data (shape key) from the cache when an
-// entry for it exists and is sound. It reports whether it did; a corrupt
-// entry is discarded (noted on the cell) and the data loaded instead.
-func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, res *record.Cell) (bool, error) {
-	c, sw := r.cacheFor()
+// Restore restores o's data (shape key) from the cache when an entry for
+// it exists and is sound, restarting the server on it. It reports whether
+// it did; a corrupt entry is discarded (noted on the cell) and the data
+// loaded instead.
+func (h *Hook) Restore(ctx context.Context, cell lifecycle.Cell, key string, o engine.Spec) (bool, error) {
+	c, sw := h.cacheFor(cell)
 	if c == nil || !cacheable(o) {
 		return false, nil
 	}
-	k, err := r.cacheKey(ctx, o)
+	res, log := cell.Record(), cell.Log()
+	k, err := cacheKey(ctx, cell, o)
 	if err != nil {
-		fmt.Fprintf(r.log, "    data cache not used: %v\n", err)
+		fmt.Fprintf(log, "    data cache not used: %v\n", err)
 		return false, nil
 	}
-	if r.dc.keys == nil {
-		r.dc.keys = map[string]cache.Key{}
+	if h.keys == nil {
+		h.keys = map[string]cache.Key{}
 	}
-	r.dc.keys[key] = k
+	h.keys[key] = k
 	id := k.ID()
 	if !c.Has(id) {
 		return false, nil
@@ -165,8 +161,8 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, r
 	if err != nil {
 		return false, err
 	}
-	r.cfg.Progress.Phase("restore from the data cache")
-	fmt.Fprintf(r.log, "    restore the %s data from the data cache (entry %s)\n", o.Workload(), id)
+	cell.Progress("restore from the data cache")
+	fmt.Fprintf(log, "    restore the %s data from the data cache (entry %s)\n", o.Workload(), id)
 	start := time.Now()
 	e, err := c.Restore(ctx, id, stage)
 	if err != nil {
@@ -178,51 +174,50 @@ func (r *Runner) restoreCached(ctx context.Context, key string, o engine.Spec, r
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		fmt.Fprintf(r.log, "    %v; loading instead\n", err)
+		fmt.Fprintf(log, "    %v; loading instead\n", err)
 		return false, nil
 	}
 	copied := time.Since(start)
-	if err := sw.SwapDatadir(ctx, stage, r.srv.Startup()); err != nil {
-		r.loaded, r.loadedOpts = "", nil
+	if err := sw.SwapDatadir(ctx, stage, cell.Server().Startup()); err != nil {
 		return true, fmt.Errorf("restore from the data cache: %w", err)
 	}
-	fmt.Fprintf(r.log, "    copied and checked %s in %.1fs; server restarted on it in %.1fs\n",
+	fmt.Fprintf(log, "    copied and checked %s in %.1fs; server restarted on it in %.1fs\n",
 		cache.Bytes(e.Size), copied.Seconds(), (time.Since(start) - copied).Seconds())
 	res.Data, res.DataCache = "cached", id
-	r.setLoaded(key, o)
 	return true, nil
 }
 
-// storeCached keeps the snapshot of o's just-loaded data (shape key) in
+// Snapshotted keeps the snapshot of o's just-loaded data (shape key) in
 // the cache. A failure is the cache's problem, not the cell's: it is
 // logged and noted.
-func (r *Runner) storeCached(ctx context.Context, key string, o engine.Spec, res *record.Cell) {
-	c, sw := r.cacheFor()
-	k, ok := r.dc.keys[key]
+func (h *Hook) Snapshotted(ctx context.Context, cell lifecycle.Cell, key string, o engine.Spec) {
+	c, sw := h.cacheFor(cell)
+	k, ok := h.keys[key]
 	if c == nil || !ok || !cacheable(o) {
 		return
 	}
-	r.cfg.Progress.Phase("save in the data cache")
+	res := cell.Record()
+	cell.Progress("save in the data cache")
 	id, stored, err := c.Put(ctx, k, sw.SnapshotPath(key))
 	if err != nil {
 		res.DataCacheNote = err.Error()
-		fmt.Fprintf(r.log, "    data cache: %v\n", err)
+		fmt.Fprintf(cell.Log(), "    data cache: %v\n", err)
 		return
 	}
 	res.DataCache = id
 	if stored {
-		fmt.Fprintf(r.log, "    saved in the data cache as entry %s (%s)\n", id, c.Dir())
+		fmt.Fprintf(cell.Log(), "    saved in the data cache as entry %s (%s)\n", id, c.Dir())
 	}
 }
 
-// initCache is the cache in which the sandbox keeps initialised datadirs:
+// InitCache is the cache in which the sandbox keeps initialised datadirs:
 // the data cache of the manifest, or nil when it is off or cannot be
 // opened (the run then says so when it first needs the cache).
-func initCache(spec experiment.ServerSpec) *cache.Cache {
+func InitCache(spec experiment.ServerSpec) *cache.Cache {
 	if !catalog.Provider(spec.Provider).Reads("cache") {
 		return nil // the provider's descriptor: no cache
 	}
-	c, err := OpenCache(spec)
+	c, err := Open(spec)
 	if err != nil {
 		return nil
 	}
@@ -250,7 +245,7 @@ func MarkCached(p *experiment.Plan) {
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}
-	c, err := OpenCache(spec)
+	c, err := Open(spec)
 	if err != nil || c == nil {
 		return
 	}

@@ -1,4 +1,11 @@
-package runner
+// Package cellslo is capacity at a latency target (issue 30) in a cell's
+// lifecycle. A cell with an SLO and no rate of its own searches, after its
+// drain and before its warm-up, the highest open-loop rate that meets the
+// target (capacity.Search: short steps, each a run of the engine at one
+// rate with a 1 s warm-up of its own); its measured run is then the
+// confirmation, at the rate found and full length, judged in collect like
+// a step. A cell with its own rate is only judged.
+package cellslo
 
 import (
 	"context"
@@ -13,40 +20,35 @@ import (
 	"benchmatrix/capacity"
 	"benchmatrix/engine"
 	"benchmatrix/experiment"
+	"benchmatrix/lifecycle"
 	"benchmatrix/observe"
 	"benchmatrix/oltp"
 	"benchmatrix/record"
 )
 
-// Capacity at a latency target (issue 30). A cell with an SLO and no rate
-// of its own searches, after its drain and before its warm-up, the highest
-// open-loop rate that meets the target (capacity.Search: short steps, each
-// a run of the engine at one rate with a 1 s warm-up of its own); its
-// measured run is then the confirmation, at the rate found and full length,
-// judged by the capacity hook's collect like a step. A cell with its own
-// rate is only judged.
-
 // dupKey is MySQL's duplicate-key error (ER_DUP_ENTRY).
 const dupKey = 1062
 
-// stepWarmup is each step's warm-up: the connections settle and the queue
+// StepWarmup is each step's warm-up: the connections settle and the queue
 // reaches its level before the step's window counts.
-const stepWarmup = time.Second
+const StepWarmup = time.Second
 
-// searchDeadline bounds the capacity search phase: every step at its
-// longest, with its warm-up, connections and grace.
-func (r *Runner) searchDeadline(c *experiment.Cell) time.Duration {
-	if !c.Searches() {
-		return fixedDeadline
-	}
-	cm := c.Workload.Common()
-	cfg := c.Policy.SLO.Config(cm.Time)
-	per := max(cfg.StepMax, cfg.Confirm) + stepWarmup + time.Duration(max(cm.Threads, 1))*connectPerThread + r.cfg.Grace + measureMargin
-	d := time.Duration(cfg.MaxSteps) * per
-	if c.Workload.Data().Changes {
-		d += r.deadline(c, PhaseLoad) // the reload after the steps
-	}
-	return d
+// Hook is capacity in one cell: the search phase, and the judgement of the
+// measured run against the cell's target.
+type Hook struct {
+	usage clientUsage
+}
+
+// New is a cell's hook.
+func New() lifecycle.Hook { return &Hook{} }
+
+// Feature implements lifecycle.Hook.
+func (*Hook) Feature() string { return "capacity" }
+
+// Steps bounds the search: every step at its longest, with its warm-up.
+func (*Hook) Steps(c *experiment.Cell) (int, time.Duration) {
+	cfg := c.Policy.SLO.Config(c.Workload.Common().Time)
+	return cfg.MaxSteps, max(cfg.StepMax, cfg.Confirm) + StepWarmup
 }
 
 // clientUsage is the client's CPU time and run delay at one moment.
@@ -122,15 +124,15 @@ func stepOf(slo capacity.SLO, rate float64, res *engine.Result) capacity.Step {
 	return st
 }
 
-// stepProber runs the search's steps on the workload: each an engine run
+// StepProber runs the search's steps on the workload: each an engine run
 // of o at one rate, with its own warm-up and random seed, its window the
 // step's length. log hears each step's verdict.
-func stepProber(w engine.Workload, cfg *mysql.Config, o engine.Spec, slo capacity.SLO, log io.Writer) capacity.Prober {
+func StepProber(w engine.Workload, cfg *mysql.Config, o engine.Spec, slo capacity.SLO, log io.Writer) capacity.Prober {
 	steps := 0
 	return func(ctx context.Context, rate float64, win time.Duration) (capacity.Step, error) {
 		steps++
 		so := o.With(func(c *engine.Common) {
-			c.Rate, c.Time, c.Warmup, c.Events = rate, win, stepWarmup, 0
+			c.Rate, c.Time, c.Warmup, c.Events = rate, win, StepWarmup, 0
 			c.ReportInterval = 0
 			// Each step draws its own ids (an insert load's would collide
 			// with the rows the steps before wrote), reproducibly.
@@ -158,58 +160,45 @@ func stepProber(w engine.Workload, cfg *mysql.Config, o engine.Spec, slo capacit
 	}
 }
 
-// searchCapacity is the capacity search phase: it runs the search and
-// returns the options of the cell's measured run, at the rate found (the
-// lowest rate tried when none met the target). The search is recorded on
-// the cell whatever happens.
-func (cr *cellRun) searchCapacity(cfg *mysql.Config, w engine.Workload, o engine.Spec) (engine.Spec, error) {
-	r, c, res := cr.r, cr.c, cr.res
+// Search is the capacity search phase: it runs the search and returns the
+// options of the cell's measured run, at the rate found (the lowest rate
+// tried when none met the target). The search is recorded on the cell
+// whatever happens.
+func (*Hook) Search(ctx context.Context, cell lifecycle.Cell, cfg *mysql.Config, w engine.Workload, o engine.Spec) (engine.Spec, error) {
+	c, res, log := cell.Planned(), cell.Record(), cell.Log()
 	spec := c.Policy.SLO
 	rec := &record.CellCapacity{SLO: spec.Target, Searched: true}
 	res.Capacity = rec
 	scfg := spec.Config(o.Common().Time)
-	var out capacity.Outcome
-	err := cr.in(PhaseSearch, func(ctx context.Context) error {
-		r.cfg.Progress.Phase("capacity search")
-		fmt.Fprintf(r.log, "    capacity search at %s\n", spec.Target)
-		start := time.Now()
-		probe := stepProber(w, cfg, o, spec.Target, r.log)
-		var err error
-		out, err = capacity.Search(ctx, scfg, probe)
-		rec.SearchSeconds = time.Since(start).Seconds()
-		if err != nil || !o.Data().Changes {
-			return err
-		}
+	cell.Progress("capacity search")
+	fmt.Fprintf(log, "    capacity search at %s\n", spec.Target)
+	start := time.Now()
+	out, err := capacity.Search(ctx, scfg, StepProber(w, cfg, o, spec.Target, log))
+	rec.SearchSeconds = time.Since(start).Seconds()
+	rec.Search = &out
+	if err == nil && o.Data().Changes {
 		// The steps wrote: the run at the capacity starts from the data the
 		// cell would have had without a search (its ids could also meet the
 		// steps' rows).
-		fmt.Fprintf(r.log, "    the steps changed the data: loading it again for the run at the capacity\n")
-		r.loaded = ""
-		if err := r.ensureData(ctx, cr, o); err != nil {
-			return fmt.Errorf("reload after the search: %w", err)
+		fmt.Fprintf(log, "    the steps changed the data: loading it again for the run at the capacity\n")
+		if err = cell.Reload(ctx, o); err != nil {
+			err = fmt.Errorf("reload after the search: %w", err)
 		}
-		if res.Data == "restored" || res.Data == "cached" {
-			// A restore restarts the server: its globals are set again
-			// (its limits hold over restarts: server.Limiter).
-			return r.configure(ctx, c, res)
-		}
-		return nil
-	})
-	rec.Search = &out
+	}
 	if err != nil {
-		return o, fmt.Errorf("capacity search: %w", err)
+		return o, err
 	}
 	rate := out.Capacity
 	switch out.Status {
 	case capacity.Below:
 		rate = out.High // the lowest rate tried: the cell measures how far off it is
-		fmt.Fprintf(r.log, "    %s: %s/s missed it\n", capacity.Below, capacity.FmtRate(out.High))
+		fmt.Fprintf(log, "    %s: %s/s missed it\n", capacity.Below, capacity.FmtRate(out.High))
 	default:
 		missed := "the lowest rate that missed: " + capacity.FmtRate(out.High) + "/s"
 		if out.High == 0 { // the budget or slo_max ended the doubling
 			missed = "no rate tried missed it"
 		}
-		fmt.Fprintf(r.log, "    capacity %s/s (%s; %s); measuring it at full length\n", capacity.FmtRate(out.Capacity), out.Status, missed)
+		fmt.Fprintf(log, "    capacity %s/s (%s; %s); measuring it at full length\n", capacity.FmtRate(out.Capacity), out.Status, missed)
 	}
 	for _, n := range out.Notes {
 		res.ObserveNotes = append(res.ObserveNotes, "capacity search: "+n)
@@ -227,20 +216,15 @@ func stepSeed(seed int64, k int) int64 {
 	return int64(x&(1<<53-1) | 1)
 }
 
-// capacityHook judges the cell's measured run against its target: the
-// confirmation of a searched capacity, or a cell's own rate.
-type capacityHook struct {
-	usage clientUsage
-}
-
-func (*capacityHook) feature() string { return "capacity" }
-
-func (h *capacityHook) beforeRun(_ context.Context, _ *cellRun, _ engine.Common) {
+// BeforeRun notes the client's usage at the measured run's start.
+func (h *Hook) BeforeRun(_ context.Context, _ lifecycle.Cell, _ engine.Common) {
 	h.usage = readClientUsage()
 }
 
-func (h *capacityHook) collect(_ context.Context, cr *cellRun) error {
-	c, res := cr.c, cr.res
+// Collect judges the cell's measured run against its target: the
+// confirmation of a searched capacity, or a cell's own rate.
+func (h *Hook) Collect(_ context.Context, cell lifecycle.Cell) error {
+	c, res := cell.Planned(), cell.Record()
 	if c.Policy.SLO == nil || res.Result == nil {
 		return nil
 	}
@@ -253,6 +237,6 @@ func (h *capacityHook) collect(_ context.Context, cr *cellRun) error {
 	h.usage.since(&st)
 	capacity.Judge(rec.SLO, &st)
 	rec.Run = &st
-	fmt.Fprintf(cr.r.log, "    at %s/s for %s: %s: %s\n", capacity.FmtRate(rec.Rate), res.Result.Elapsed.Round(time.Millisecond), st.Verdict, st.Why)
+	fmt.Fprintf(cell.Log(), "    at %s/s for %s: %s: %s\n", capacity.FmtRate(rec.Rate), res.Result.Elapsed.Round(time.Millisecond), st.Verdict, st.Why)
 	return nil
 }
