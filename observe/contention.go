@@ -47,6 +47,59 @@ func (r *osReader) readServerIO(vals map[string]float64) {
 	}
 }
 
+// readPeers stores the summed CPU ticks and IO bytes of the server's other
+// processes (a topology's other nodes), with the set of PIDs they came
+// from; a second in which one of them cannot be read has neither, so that
+// the other-load columns of that interval stay empty rather than count a
+// node's work as contention.
+func (r *osReader) readPeers(vals map[string]float64) {
+	if len(r.peerPIDs) == 0 {
+		return
+	}
+	var ticks, io, sig float64
+	for _, pid := range r.peerPIDs {
+		dir := filepath.Join(r.proc, strconv.Itoa(pid))
+		b, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			return
+		}
+		t, err := parsePidStat(string(b))
+		if err != nil {
+			return
+		}
+		ticks += float64(t)
+		sig += float64(pid)
+		if b, err := os.ReadFile(filepath.Join(dir, "io")); err == nil {
+			if rd, wr, ok := parseProcIO(string(b)); ok {
+				io += rd + wr
+			}
+		}
+	}
+	vals["os.peers.ticks"], vals["os.peers.io_bytes"], vals["os.peers.pids"] = ticks, io, sig
+}
+
+// peers is Δ of a peers' counter per second (key: os.peers.ticks in % of
+// one CPU, os.peers.io_bytes in KiB/s): 0 when the server has no other
+// processes, NaN when they could not be read or changed in the interval.
+func peers(prev, cur map[string]float64, dt float64, key string) float64 {
+	p, okp := prev["os.peers.pids"]
+	c, okc := cur["os.peers.pids"]
+	if !okp && !okc {
+		return 0
+	}
+	if !okp || !okc || p != c {
+		return nan
+	}
+	d, ok := delta(prev, cur, key)
+	if !ok {
+		return nan
+	}
+	if key == "os.peers.ticks" {
+		return 100 * d / userHZ / dt
+	}
+	return d / 1024 / dt
+}
+
 // parseProcIO returns read_bytes and write_bytes − cancelled_write_bytes
 // from /proc/PID/io text.
 func parseProcIO(text string) (read, write float64, ok bool) {
@@ -84,8 +137,9 @@ func serverIO(prev, cur map[string]float64, dt float64) float64 {
 	return d / 1024 / dt
 }
 
-// otherCPU is the host's busy CPU in % of one CPU minus the server's and
-// benchmatrix's own, never below 0 (the sources tick at 10 ms).
+// otherCPU is the host's busy CPU in % of one CPU minus the server's (its
+// other nodes' included) and benchmatrix's own, never below 0 (the sources
+// tick at 10 ms).
 func otherCPU(prev, cur map[string]float64, dt float64) float64 {
 	busy, ok := sumDelta(prev, cur, "os.cpu.user", "os.cpu.system")
 	if !ok {
@@ -93,10 +147,11 @@ func otherCPU(prev, cur map[string]float64, dt float64) float64 {
 	}
 	server := processCPU("os.server.ticks")(prev, cur, dt)
 	client := processCPU("os.client.ticks")(prev, cur, dt)
-	if math.IsNaN(server) || math.IsNaN(client) {
+	nodes := peers(prev, cur, dt, "os.peers.ticks")
+	if math.IsNaN(server) || math.IsNaN(client) || math.IsNaN(nodes) {
 		return nan
 	}
-	return math.Max(100*busy/userHZ/dt-server-client, 0)
+	return math.Max(100*busy/userHZ/dt-server-client-nodes, 0)
 }
 
 func otherIO(prev, cur map[string]float64, dt float64) float64 {
@@ -105,10 +160,11 @@ func otherIO(prev, cur map[string]float64, dt float64) float64 {
 		return nan
 	}
 	srv := serverIO(prev, cur, dt)
-	if math.IsNaN(srv) {
+	nodes := peers(prev, cur, dt, "os.peers.io_bytes")
+	if math.IsNaN(srv) || math.IsNaN(nodes) {
 		return nan
 	}
-	return math.Max(dev*512/1024/dt-srv, 0)
+	return math.Max(dev*512/1024/dt-srv-nodes, 0)
 }
 
 // Contention summarises a cell's measured intervals (parts.Contention).

@@ -158,6 +158,7 @@ type osReader struct {
 	major     uint32
 	minor     uint32
 	serverPID int
+	peerPIDs  []int // the server's other processes (contention.go)
 }
 
 // resolveDisk finds the block device under datadir. It returns a note when
@@ -236,5 +237,6 @@ func (r *osReader) read(vals map[string]float64) {
 			vals["os.client.ticks"] = float64(t)
 		}
 	}
+	r.readPeers(vals)     // contention.go
 	r.readRunDelays(vals) // rundelay.go
 }

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,55 @@ func TestOSReaderRealProc(t *testing.T) {
 		if _, ok := vals["os.disk.reads"]; !ok {
 			t.Errorf("disk resolved but not read: %v", vals)
 		}
+	}
+}
+
+// A topology's other nodes (PeerPIDs) are the server's own load: their CPU
+// and IO leave cpu_other_pct and disk_other_kb_s, which replication.toml's
+// cells counted as contention (69% of a CPU in every cell); a node that
+// cannot be read, or a node set that changed, leaves the interval empty.
+func TestPeersAreNotOtherLoad(t *testing.T) {
+	t.Parallel()
+	pidTail := " S 1 1 1 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 1 1 1"
+	io := "rchar: 0\nwchar: 0\nsyscr: 0\nsyscw: 0\nread_bytes: %d\nwrite_bytes: %d\ncancelled_write_bytes: 0\n"
+	sample := func(cpuUser, node2, node3, nodeIO int, peers []int) map[string]float64 {
+		proc := fakeProc(t, map[string]string{
+			"stat":      fmt.Sprintf("cpu  %d 0 0 800 0 0 0 0 0 0\n", cpuUser),
+			"77/stat":   "77 (mariadbd)" + fmt.Sprintf(pidTail, 100, 0),
+			"77/io":     fmt.Sprintf(io, 0, 0),
+			"78/stat":   "78 (mariadbd)" + fmt.Sprintf(pidTail, node2, 0),
+			"78/io":     fmt.Sprintf(io, 0, nodeIO),
+			"79/stat":   "79 (mariadbd)" + fmt.Sprintf(pidTail, node3, 0),
+			"79/io":     fmt.Sprintf(io, nodeIO, 0),
+			"self/stat": "1 (observe.test)" + fmt.Sprintf(pidTail, 10, 0),
+		})
+		r := &osReader{proc: proc, serverPID: 77, peerPIDs: peers}
+		vals := map[string]float64{}
+		r.read(vals)
+		r.readServerIO(vals)
+		return vals
+	}
+	// One second: the host's busy CPU grows by 150 ticks (150% of a CPU),
+	// of which the two other nodes took 70 and 50, the server none: 30%
+	// is other load, not 150%.
+	prev := sample(1000, 100, 100, 0, []int{78, 79})
+	cur := sample(1150, 170, 150, 1<<20, []int{78, 79})
+	if got := otherCPU(prev, cur, 1); math.Abs(got-30) > 1e-9 {
+		t.Errorf("other CPU with peers = %v, want 30", got)
+	}
+	if got := peers(prev, cur, 1, "os.peers.io_bytes"); got != 2048 {
+		t.Errorf("peers' IO = %v KiB/s, want 2048", got)
+	}
+	// Without peers the same seconds are 150% other load (what the
+	// sampler said before).
+	if got := otherCPU(sample(1000, 100, 100, 0, nil), sample(1150, 170, 150, 0, nil), 1); math.Abs(got-150) > 1e-9 {
+		t.Errorf("other CPU without peers = %v, want 150", got)
+	}
+	// A node that cannot be read (it died) or a changed node set: no value.
+	if got := otherCPU(prev, sample(1150, 170, 150, 0, []int{78, 80}), 1); !math.IsNaN(got) {
+		t.Errorf("other CPU with a node gone = %v, want NaN", got)
+	}
+	if got := otherCPU(prev, sample(1150, 170, 150, 0, []int{78}), 1); !math.IsNaN(got) {
+		t.Errorf("other CPU with a changed node set = %v, want NaN", got)
 	}
 }

@@ -29,6 +29,11 @@ type Config struct {
 	// ServerPID is the server process for cpu_server_pct; 0 if unknown or
 	// remote.
 	ServerPID int
+	// PeerPIDs are the processes of the same server besides ServerPID (a
+	// topology's other nodes on this host): their CPU and IO are the
+	// server's own, not other load, so cpu_other_pct and disk_other_kb_s
+	// leave them out.
+	PeerPIDs []int
 	// Cgroup is the server's own cgroup for the cg_* columns (cgroup.go);
 	// zero when it has none.
 	Cgroup server.CgroupPaths
@@ -119,7 +124,7 @@ func start(ctx context.Context, cfg Config, q pairQuerier, proc string) *Sampler
 		interval: cfg.Interval,
 		sources:  serverSources(cfg.Flavor),
 		query:    q,
-		os:       &osReader{proc: proc, serverPID: cfg.ServerPID},
+		os:       &osReader{proc: proc, serverPID: cfg.ServerPID, peerPIDs: cfg.PeerPIDs},
 		cgroup:   cgroupReader{paths: cfg.Cgroup},
 		ctx:      ctx,
 		done:     make(chan struct{}),

@@ -254,6 +254,18 @@ func (c *Cluster) Alive() bool {
 // PID implements server.ProcessOwner: the primary's.
 func (c *Cluster) PID() int { return c.nodes[0].srv.PID() }
 
+// PeerPIDs are the other nodes' processes on this host (0s left out): the
+// sampler counts their CPU and IO as the server's, not as other load.
+func (c *Cluster) PeerPIDs() []int {
+	var out []int
+	for _, n := range c.nodes[1:] {
+		if pid := n.srv.PID(); pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
 // Restart implements server.Server: every node with the new options, in
 // the order the topology needs (Galera: the last node stopped bootstraps).
 func (c *Cluster) Restart(ctx context.Context, startup []server.Setting) error {

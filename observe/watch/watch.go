@@ -114,8 +114,12 @@ func start(ctx context.Context, cell lifecycle.Cell) *watch {
 		if l, ok := srv.(server.Limiter); ok {
 			cg, _ = l.Cgroup()
 		}
-		w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid, Cgroup: cg,
-			Tables: w.idTables()})
+		var peers []int // a topology's other nodes: the server's own load
+		if p, ok := srv.(interface{ PeerPIDs() []int }); ok {
+			peers = p.PeerPIDs()
+		}
+		w.sampler, err = observe.Start(ctx, observe.Config{DB: sdb, Flavor: info.Flavor, Datadir: info.Datadir, ServerPID: pid,
+			PeerPIDs: peers, Cgroup: cg, Tables: w.idTables()})
 		if err != nil {
 			sdb.Close()
 			res.ObserveNotes = append(res.ObserveNotes, "sampler: "+err.Error())
