@@ -31,7 +31,8 @@ type LimitSet struct {
 // LimitKey describes one limit key of the manifest: how its value is
 // parsed and printed, whether changing it between two cells restarts the
 // server, and the mechanism that enforces it on each provider (server/
-// carries it out).
+// carries it out: a row of its limitMechanisms, per cgroup version and for
+// Docker).
 type LimitKey struct {
 	Name string
 	Doc  string

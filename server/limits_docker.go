@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	dc "github.com/ory/dockertest/v3/docker"
-
 	"benchmatrix/catalog"
 )
 
@@ -47,37 +45,6 @@ func (d *Docker) MemoryKilled() string {
 	}
 	d.lim.oomTold = id
 	return memoryKillNote(1, d.lim.applied)
-}
-
-// hostLimits puts the wanted limits in a new container's HostConfig.
-func (d *Docker) hostLimits(hc *dc.HostConfig) {
-	l := d.lim.want.Server()
-	// The new container starts under them: what a later SetLimits (or the
-	// lift before a stop) must change from. A restart after a lift must not
-	// leave the wanted limits in force unrecorded.
-	d.lim.applied = l
-	if l.IsZero() {
-		return
-	}
-	if l.Disk() && d.lim.devPath != "" {
-		lim := func(n int64) []dc.BlockLimit {
-			if n <= 0 {
-				return nil
-			}
-			return []dc.BlockLimit{{Path: d.lim.devPath, Rate: n}}
-		}
-		hc.BlkioDeviceWriteIOps, hc.BlkioDeviceReadIOps = lim(l.DiskWriteIOPS), lim(l.DiskReadIOPS)
-		hc.BlkioDeviceWriteBps, hc.BlkioDeviceReadBps = lim(l.DiskWriteBPS), lim(l.DiskReadBPS)
-	}
-	if l.CPUs > 0 {
-		hc.CPUPeriod, hc.CPUQuota = 100000, int64(l.CPUs*100000+0.5)
-	}
-	hc.CPUSetCPUs = l.ServerCPUs
-	if l.Memory > 0 {
-		// Unlimited swap: with the engine's default (twice Memory) a later
-		// live raise of memory.limit_in_bytes above memsw would fail.
-		hc.Memory, hc.MemorySwap = l.Memory, -1
-	}
 }
 
 // SetLimits implements Limiter: the container's cgroup is written and read
