@@ -2,8 +2,9 @@ package catalog
 
 import "sort"
 
-// Role is what a node is in its topology: the node sampler (observe)
-// chooses its columns by it, and topology/ names its nodes with it.
+// Role is what a node is in its topology: the node sampler chooses what
+// it reads and its columns by it (a row of observe's roleSamplings each),
+// and topology/ names its nodes with it.
 type Role string
 
 // The roles.

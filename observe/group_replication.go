@@ -65,6 +65,18 @@ func groupStats(ctx context.Context, db *sql.DB) (map[string]float64, error) {
 	return out, nil
 }
 
+// readGroup adds a member's statistics to its status map.
+func readGroup(ctx context.Context, n NodeSource, smp *nodeSample) error {
+	gr, err := groupStats(ctx, n.DB)
+	if err != nil {
+		return err
+	}
+	for k, v := range gr {
+		smp.status[k] = v
+	}
+	return nil
+}
+
 // GroupFlowControl reads a member's flow-control settings (mode,
 // thresholds, period), by variable name.
 func GroupFlowControl(ctx context.Context, db *sql.DB) (map[string]string, error) {

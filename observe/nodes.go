@@ -153,24 +153,43 @@ var answered = nodeColumn{"answered", "1 when the node answered within the secon
 		return 0
 	}}
 
+// roleSampling is what the sampler reads on a node of one role, beside
+// its global status, and the built-in columns it reports from that.
+type roleSampling struct {
+	// columns are the role's columns; semiSync: the topology runs
+	// semi-synchronous replication.
+	columns func(semiSync bool) []nodeColumn
+	// read, when not nil, adds the role's own reads to the second's
+	// sample (its status map is read).
+	read func(ctx context.Context, n NodeSource, smp *nodeSample) error
+}
+
+// roleSamplings are the roles of catalog's topology kinds: a new kind's
+// role is one row. A single server (RoleSingle) has none: only the user's
+// metrics.
+var roleSamplings = map[catalog.Role]roleSampling{
+	catalog.RoleReplica: {columns: always(replicaColumns), read: readReplica},
+	catalog.RolePrimary: {columns: func(semiSync bool) []nodeColumn {
+		if semiSync {
+			return semiSyncColumns
+		}
+		return nil
+	}},
+	catalog.RoleGalera: {columns: always(galeraColumns)},
+	catalog.RoleGroup:  {columns: always(groupColumns), read: readGroup},
+}
+
+func always(cols []nodeColumn) func(bool) []nodeColumn {
+	return func(bool) []nodeColumn { return cols }
+}
+
 // nodeColumnsFor are the built-in columns of a node of a role.
 func nodeColumnsFor(role catalog.Role, semiSync bool) []nodeColumn {
-	var cols []nodeColumn
-	switch role {
-	case catalog.RoleReplica:
-		cols = replicaColumns
-	case catalog.RolePrimary:
-		if semiSync {
-			cols = semiSyncColumns
-		}
-	case catalog.RoleGalera:
-		cols = galeraColumns
-	case catalog.RoleGroup:
-		cols = groupColumns
-	default:
+	r, ok := roleSamplings[role]
+	if !ok {
 		return nil // a single server: only the user's metrics
 	}
-	return append([]nodeColumn{answered}, cols...)
+	return append([]nodeColumn{answered}, r.columns(semiSync)...)
 }
 
 // NodeColumns names a node's columns: its built-in ones, then the user's
@@ -198,9 +217,9 @@ func prefixed(node, name string) string {
 // NodeColumnDocs describes the built-in node columns (for docs/topologies.md and
 // run.json), by their name without the node.
 func NodeColumnDocs() map[string]string {
-	out := map[string]string{}
-	for _, cs := range [][]nodeColumn{{answered}, replicaColumns, semiSyncColumns, galeraColumns, groupColumns} {
-		for _, c := range cs {
+	out := map[string]string{answered.name: answered.doc}
+	for _, r := range roleSamplings {
+		for _, c := range r.columns(true) {
 			out[c.name] = c.doc
 		}
 	}
@@ -277,26 +296,8 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 	smp := nodeSample{t: t, lag: nan}
 	var err error
 	smp.status, err = statusMap(qctx, n.DB)
-	if err == nil && n.Role == catalog.RoleGroup {
-		var gr map[string]float64
-		if gr, err = groupStats(qctx, n.DB); err == nil {
-			for k, v := range gr {
-				smp.status[k] = v
-			}
-		}
-	}
-	if err == nil && n.Role == catalog.RoleReplica {
-		var ppos string
-		if n.Primary != nil {
-			if n.Primary.QueryRowContext(qctx, "SELECT @@global.gtid_binlog_pos").Scan(&ppos) != nil {
-				ppos = ""
-			}
-		}
-		smp.slave, err = QueryRow(qctx, n.DB, "SHOW SLAVE STATUS")
-		var rpos string
-		if err == nil && ppos != "" && n.DB.QueryRowContext(qctx, "SELECT @@global.gtid_slave_pos").Scan(&rpos) == nil {
-			smp.lag = GTIDLag(ppos, rpos)
-		}
+	if r := roleSamplings[n.Role]; err == nil && r.read != nil {
+		err = r.read(qctx, n, &smp)
 	}
 	if err == nil {
 		for _, m := range s.metrics {
@@ -321,6 +322,24 @@ func (s *NodeSampler) take(ctx context.Context, i int) {
 	s.mu.Lock()
 	s.samples[i] = append(s.samples[i], smp)
 	s.mu.Unlock()
+}
+
+// readReplica reads a replica's SHOW SLAVE STATUS and its lag in
+// transactions behind the primary (when the primary answers).
+func readReplica(ctx context.Context, n NodeSource, smp *nodeSample) error {
+	var ppos string
+	if n.Primary != nil {
+		if n.Primary.QueryRowContext(ctx, "SELECT @@global.gtid_binlog_pos").Scan(&ppos) != nil {
+			ppos = ""
+		}
+	}
+	var err error
+	smp.slave, err = QueryRow(ctx, n.DB, "SHOW SLAVE STATUS")
+	var rpos string
+	if err == nil && ppos != "" && n.DB.QueryRowContext(ctx, "SELECT @@global.gtid_slave_pos").Scan(&rpos) == nil {
+		smp.lag = GTIDLag(ppos, rpos)
+	}
+	return err
 }
 
 func (s *NodeSampler) note(msg string) {
