@@ -509,6 +509,17 @@ func (l *loader) r() { l.row = append(l.row[:0], '(') }
 
 func (l *loader) int(v int) { l.row = strconv.AppendInt(l.row, int64(v), 10) }
 func (l *loader) sep()      { l.row = append(l.row, ',') }
+
+// ints appends vs, separated by commas.
+func (l *loader) ints(vs ...int) {
+	for i, v := range vs {
+		if i > 0 {
+			l.sep()
+		}
+		l.int(v)
+	}
+}
+
 func (l *loader) raw(s string) {
 	l.row = append(l.row, s...)
 }
@@ -544,9 +555,7 @@ func (l *loader) items(ctx context.Context, u loadUnit) error {
 		name := "item-" + strconv.Itoa(im) + "-" + strconv.FormatFloat(price, 'f', 6, 64) + "-" + string(l.g.letters(nil, 5))
 		data := "data-" + name + "-" + string(l.g.letters(nil, 5))
 		l.r()
-		l.int(id)
-		l.sep()
-		l.int(im)
+		l.ints(id, im)
 		l.raw(",'")
 		l.raw(name[:min(len(name), 24)])
 		l.raw("',")
@@ -565,6 +574,11 @@ func (l *loader) items(ctx context.Context, u loadUnit) error {
 func (l *loader) address() {
 	l.quoted("name-@@@@@")
 	l.sep()
+	l.street()
+}
+
+// street appends street_1, street_2, city, state and zip.
+func (l *loader) street() {
 	l.quoted("street1-@@@@@@@@@@")
 	l.sep()
 	l.quoted("street2-@@@@@@@@@@")
@@ -596,9 +610,7 @@ func (l *loader) warehouse(ctx context.Context, u loadUnit) error {
 	l.begin("district", u.set, "d_id, d_w_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_tax, d_ytd, d_next_o_id")
 	for d := 1; d <= DistPerWare; d++ {
 		l.r()
-		l.int(d)
-		l.sep()
-		l.int(u.w)
+		l.ints(d, u.w)
 		l.sep()
 		l.address()
 		l.fixed(l.g.float() * 0.2)
@@ -622,26 +634,13 @@ func (l *loader) customers(ctx context.Context, u loadUnit) error {
 			num = l.g.nurand(l.lc, 255, 0, lastNameSpan-1)
 		}
 		l.r()
-		l.int(c)
-		l.sep()
-		l.int(u.part)
-		l.sep()
-		l.int(u.w)
+		l.ints(c, u.part, u.w)
 		l.raw(",'first-")
 		l.row = l.g.letters(l.row, l.g.uniform(2, 10))
 		l.raw("','OE','")
 		l.raw(lastName(num))
 		l.raw("',")
-		l.quoted("street1-@@@@@@@@@@")
-		l.sep()
-		l.quoted("street2-@@@@@@@@@@")
-		l.sep()
-		l.quoted("city-@@@@@@@@@@")
-		l.sep()
-		l.quoted("@@")
-		l.sep()
-		l.quoted("zip-#####")
-		l.sep()
+		l.street()
 		l.quoted("################")
 		l.raw(",")
 		l.raw(l.now)
@@ -666,15 +665,7 @@ func (l *loader) customers(ctx context.Context, u loadUnit) error {
 	l.begin("history", u.set, "h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data")
 	for c := 1; c <= CustPerDist; c++ {
 		l.r()
-		l.int(c)
-		l.sep()
-		l.int(u.part)
-		l.sep()
-		l.int(u.w)
-		l.sep()
-		l.int(u.part)
-		l.sep()
-		l.int(u.w)
+		l.ints(c, u.part, u.w, u.part, u.w)
 		l.raw(",")
 		l.raw(l.now)
 		l.raw(",10,")
@@ -705,13 +696,7 @@ func (l *loader) orders(ctx context.Context, u loadUnit) error {
 	for o := 1; o <= CustPerDist; o++ {
 		counts[o] = l.g.uniform(minOrderLines, maxOrderLines)
 		l.r()
-		l.int(o)
-		l.sep()
-		l.int(u.part)
-		l.sep()
-		l.int(u.w)
-		l.sep()
-		l.int(perm[o-1])
+		l.ints(o, u.part, u.w, perm[o-1])
 		l.raw(",")
 		l.raw(l.now)
 		l.raw(",")
@@ -733,11 +718,7 @@ func (l *loader) orders(ctx context.Context, u loadUnit) error {
 	l.begin("new_orders", u.set, "no_o_id, no_d_id, no_w_id")
 	for o := firstNewOrder; o <= CustPerDist; o++ {
 		l.r()
-		l.int(o)
-		l.sep()
-		l.int(u.part)
-		l.sep()
-		l.int(u.w)
+		l.ints(o, u.part, u.w)
 		l.end()
 		if err := l.add(ctx); err != nil {
 			return err
@@ -750,17 +731,7 @@ func (l *loader) orders(ctx context.Context, u loadUnit) error {
 	for o := 1; o <= CustPerDist; o++ {
 		for n := 1; n <= counts[o]; n++ {
 			l.r()
-			l.int(o)
-			l.sep()
-			l.int(u.part)
-			l.sep()
-			l.int(u.w)
-			l.sep()
-			l.int(n)
-			l.sep()
-			l.int(l.g.uniform(1, MaxItems))
-			l.sep()
-			l.int(u.w)
+			l.ints(o, u.part, u.w, n, l.g.uniform(1, MaxItems), u.w)
 			if o < firstNewOrder {
 				l.raw(",")
 				l.raw(l.now)
@@ -787,11 +758,7 @@ func (l *loader) stock(ctx context.Context, u loadUnit) error {
 	per := MaxItems / 10
 	for s := u.part*per + 1; s <= (u.part+1)*per; s++ {
 		l.r()
-		l.int(s)
-		l.sep()
-		l.int(u.w)
-		l.sep()
-		l.int(l.g.uniform(10, 100))
+		l.ints(s, u.w, l.g.uniform(10, 100))
 		for range 10 {
 			l.sep()
 			l.rep(24)
