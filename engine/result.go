@@ -56,6 +56,16 @@ type Interval struct {
 // Seconds is the interval's length in seconds.
 func (iv Interval) Seconds() float64 { return (iv.End - iv.Start).Seconds() }
 
+// PerSecond is n counted in the interval, per second of it (0 for an
+// interval of no length).
+func (iv Interval) PerSecond(n int64) float64 {
+	sec := iv.Seconds()
+	if sec <= 0 {
+		return 0
+	}
+	return float64(n) / sec
+}
+
 // Latency summarises a latency distribution, in milliseconds.
 type Latency struct {
 	Min  float64 `json:"min_ms"`

@@ -98,17 +98,10 @@ func WriteCheckpoint(w io.Writer, at time.Duration, res *Result) {
 // For sub-second intervals (which sysbench rejects) the time carries as
 // many decimals as the interval needs, so labels stay distinct ("[ 0.5s ]").
 func FormatInterval(iv Interval, pct float64) string {
-	sec := iv.Seconds()
-	rate := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return float64(n) / sec
-	}
 	return fmt.Sprintf("[ %ss ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
-		timeLabel(iv), iv.Threads, rate(iv.Events), rate(iv.Reads+iv.Writes+iv.Others),
-		rate(iv.Reads), rate(iv.Writes), rate(iv.Others), formatNumber(pct), finiteOrZero(iv.LatPct),
-		rate(iv.Errors), rate(iv.Reconnects))
+		timeLabel(iv), iv.Threads, iv.PerSecond(iv.Events), iv.PerSecond(iv.Reads+iv.Writes+iv.Others),
+		iv.PerSecond(iv.Reads), iv.PerSecond(iv.Writes), iv.PerSecond(iv.Others), formatNumber(pct), finiteOrZero(iv.LatPct),
+		iv.PerSecond(iv.Errors), iv.PerSecond(iv.Reconnects))
 }
 
 // FormatQueue renders the line sysbench adds after each interval line under
@@ -589,20 +582,13 @@ type JSONHistogram struct {
 
 // NewJSONInterval converts an interval; pct is --percentile.
 func NewJSONInterval(iv Interval, pct float64) JSONInterval {
-	sec := iv.Seconds()
-	ps := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return float64(n) / sec
-	}
 	return JSONInterval{
 		Phase: string(iv.Phase), StartS: iv.Start.Seconds(), EndS: iv.End.Seconds(), Threads: iv.Threads,
 		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others,
 		Errors: iv.Errors, Reconnects: iv.Reconnects, Late: iv.Late, Dropped: iv.Dropped, Queue: iv.Queue,
-		TPS: ps(iv.Events), QPS: ps(iv.Reads + iv.Writes + iv.Others),
-		ReadsPS: ps(iv.Reads), WritesPS: ps(iv.Writes), OthersPS: ps(iv.Others),
-		ErrorsPS: ps(iv.Errors), ReconnPS: ps(iv.Reconnects),
+		TPS: iv.PerSecond(iv.Events), QPS: iv.PerSecond(iv.Reads + iv.Writes + iv.Others),
+		ReadsPS: iv.PerSecond(iv.Reads), WritesPS: iv.PerSecond(iv.Writes), OthersPS: iv.PerSecond(iv.Others),
+		ErrorsPS: iv.PerSecond(iv.Errors), ReconnPS: iv.PerSecond(iv.Reconnects),
 		Percentile: finiteOrZero(pct), LatPctMs: finiteOrZero(iv.LatPct), LatP50Ms: finiteOrZero(iv.LatP50),
 		LatP95Ms: finiteOrZero(iv.LatP95), LatP99Ms: finiteOrZero(iv.LatP99), LatMaxMs: finiteOrZero(iv.LatMax),
 	}

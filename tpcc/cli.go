@@ -307,33 +307,21 @@ func extrasWriter(inv *Invocation, stdout, stderr io.Writer) io.Writer {
 // csvInterval is sysbench's report_csv line (sysbench.report_csv):
 // time,threads,tps,qps,reads,writes,others,latency,err/s,reconn/s.
 func csvInterval(iv Interval, pct float64) string {
-	sec := iv.Seconds()
-	r := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return float64(n) / sec
-	}
 	_ = pct
 	return fmt.Sprintf("%.0f,%d,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f,%4.2f",
-		iv.End.Seconds(), iv.Threads, r(iv.Events), r(iv.Reads+iv.Writes+iv.Others), r(iv.Reads), r(iv.Writes), r(iv.Others),
-		iv.LatPct, r(iv.Errors), r(iv.Reconnects))
+		iv.End.Seconds(), iv.Threads, iv.PerSecond(iv.Events), iv.PerSecond(iv.Reads+iv.Writes+iv.Others),
+		iv.PerSecond(iv.Reads), iv.PerSecond(iv.Writes), iv.PerSecond(iv.Others),
+		iv.LatPct, iv.PerSecond(iv.Errors), iv.PerSecond(iv.Reconnects))
 }
 
 // formatInterval is the interval line of tpcc.lua: its report_intermediate
 // hook calls sysbench.report_default, whose Lua layout differs from
 // sysbench's built-in line ("err/s 0.50", no colon; whole seconds).
 func formatInterval(iv Interval, pct float64) string {
-	sec := iv.Seconds()
-	r := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return float64(n) / sec
-	}
 	return fmt.Sprintf("[ %.0fs ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%d%%): %4.2f err/s %4.2f reconn/s: %4.2f",
-		iv.End.Seconds(), iv.Threads, r(iv.Events), r(iv.Reads+iv.Writes+iv.Others), r(iv.Reads), r(iv.Writes), r(iv.Others),
-		int(pct), iv.LatPct, r(iv.Errors), r(iv.Reconnects))
+		iv.End.Seconds(), iv.Threads, iv.PerSecond(iv.Events), iv.PerSecond(iv.Reads+iv.Writes+iv.Others),
+		iv.PerSecond(iv.Reads), iv.PerSecond(iv.Writes), iv.PerSecond(iv.Others),
+		int(pct), iv.LatPct, iv.PerSecond(iv.Errors), iv.PerSecond(iv.Reconnects))
 }
 
 // WriteTPCC writes the TPC-C block: NOPM, TPM, each type's count and
