@@ -20,6 +20,7 @@
 package cache
 
 import (
+	"benchmatrix/stale"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -353,7 +354,7 @@ func (c *Cache) sweepTmp() {
 			continue
 		}
 		pid, err := strconv.Atoi(parts[1])
-		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil || errors.Is(syscall.Kill(pid, 0), syscall.EPERM) {
+		if err != nil || !stale.Gone(pid) {
 			continue
 		}
 		_ = os.RemoveAll(filepath.Join(c.dir, "tmp", e.Name()))

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"benchmatrix/exitcode"
+	"benchmatrix/stale"
 )
 
 // Perf is the perf binary's name, looked up on PATH.
@@ -286,33 +287,5 @@ func RemoveStale(dir string, report func(path string)) []string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var removed []string
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), DirPrefix)
-		if !e.IsDir() || !ok {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || alive(pid) {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		if os.RemoveAll(p) == nil {
-			removed = append(removed, p)
-			if report != nil {
-				report(p)
-			}
-		}
-	}
-	return removed
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return stale.RemoveDirs(dir, DirPrefix, nil, report)
 }

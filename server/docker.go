@@ -25,6 +25,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
+	"benchmatrix/stale"
 )
 
 // DockerConfig says how to run a server in a container.
@@ -746,7 +747,7 @@ func RemoveStaleContainers(ctx context.Context) ([]string, error) {
 	var errs []error
 	for _, c := range list {
 		pid, err := strconv.Atoi(c.Labels[dockerLabelOwnerPID])
-		if err != nil || c.Labels[dockerLabelOwnerHost] != hostname || pid == os.Getpid() || processExists(pid) {
+		if err != nil || c.Labels[dockerLabelOwnerHost] != hostname || !stale.Gone(pid) {
 			continue
 		}
 		err = pool.Client.RemoveContainer(dc.RemoveContainerOptions{ID: c.ID, Force: true, RemoveVolumes: true, Context: ctx})
@@ -764,27 +765,9 @@ func RemoveStaleContainers(ctx context.Context) ([]string, error) {
 		removed = append(removed, name)
 	}
 	for _, base := range []string{os.TempDir(), "/dev/shm"} {
-		removeStaleDockerDirs(base)
+		stale.RemoveDirs(base, DockerDirPrefix, nil, nil)
 	}
 	return removed, errors.Join(errs...)
-}
-
-func removeStaleDockerDirs(base string) {
-	entries, err := os.ReadDir(base)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), DockerDirPrefix) {
-			continue
-		}
-		pidText, _, _ := strings.Cut(strings.TrimPrefix(e.Name(), DockerDirPrefix), "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || processExists(pid) {
-			continue
-		}
-		_ = os.RemoveAll(filepath.Join(base, e.Name()))
-	}
 }
 
 // removingElsewhere reports whether removing a container failed only

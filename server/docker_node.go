@@ -1,6 +1,7 @@
 package server
 
 import (
+	"benchmatrix/stale"
 	"context"
 	"errors"
 	"fmt"
@@ -223,7 +224,7 @@ func RemoveStaleNetworks(ctx context.Context) ([]string, error) {
 	var errs []error
 	for _, n := range list {
 		pid, err := strconv.Atoi(n.Labels[dockerLabelOwnerPID])
-		if err != nil || n.Labels[dockerLabelOwnerHost] != hostname || pid == os.Getpid() || processExists(pid) ||
+		if err != nil || n.Labels[dockerLabelOwnerHost] != hostname || !stale.Gone(pid) ||
 			!strings.HasPrefix(n.Name, dockerNetworkPrefix) {
 			continue
 		}

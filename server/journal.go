@@ -1,6 +1,7 @@
 package server
 
 import (
+	"benchmatrix/stale"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,7 +76,7 @@ func (e *External) recoverJournals(ctx context.Context) ([]string, error) {
 			continue
 		}
 		var j journal
-		if json.Unmarshal(b, &j) != nil || j.PID == os.Getpid() || processExists(j.PID) ||
+		if json.Unmarshal(b, &j) != nil || !stale.Gone(j.PID) ||
 			j.Address != e.address() || j.User != e.cfg.User {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
+	"benchmatrix/stale"
 )
 
 // The cgroup files are written by hand rather than through
@@ -332,7 +333,7 @@ func removeStaleCgroups(root, procFile string, report func(string)) []string {
 			}
 			pidText, _, ok := strings.Cut(strings.TrimPrefix(e.Name(), CgroupPrefix), "-")
 			pid, err := strconv.Atoi(pidText)
-			if !ok || err != nil || pid == os.Getpid() || processExists(pid) {
+			if !ok || err != nil || !stale.Gone(pid) {
 				continue
 			}
 			p := filepath.Join(parent, e.Name())

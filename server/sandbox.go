@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -24,6 +23,7 @@ import (
 	"benchmatrix/cache"
 	"benchmatrix/catalog"
 	"benchmatrix/exitcode"
+	"benchmatrix/stale"
 )
 
 // SandboxConfig says how to start a sandbox.
@@ -602,36 +602,7 @@ func RemoveStale(tempDir string, report func(dir string)) []string {
 	if tempDir == "" {
 		tempDir = os.TempDir()
 	}
-	entries, err := os.ReadDir(tempDir)
-	if err != nil {
-		return nil
-	}
-	var removed []string
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), SandboxDirPrefix) {
-			continue
-		}
-		rest := strings.TrimPrefix(e.Name(), SandboxDirPrefix)
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() || processExists(pid) {
-			continue
-		}
-		p := filepath.Join(tempDir, e.Name())
-		killLeftovers(p, report) // node.go
-		if os.RemoveAll(p) == nil {
-			removed = append(removed, p)
-			if report != nil {
-				report(p)
-			}
-		}
-	}
-	return removed
-}
-
-func processExists(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return stale.RemoveDirs(tempDir, SandboxDirPrefix, func(p string) { killLeftovers(p, report) }, report) // node.go
 }
 
 func fileSize(p string) int64 {

@@ -42,12 +42,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"benchmatrix/exitcode"
 	"benchmatrix/record"
 	"benchmatrix/results"
+	"benchmatrix/stale"
 )
 
 // Labels on everything benchmatrix creates in Docker for a swarm run.
@@ -494,7 +494,7 @@ func removeRun(ctx context.Context, d cli, label string) error {
 // the docker_gwbridge network; it goes too when it was not there before.
 func leaveIfOwner(ctx context.Context, d cli, node string, before []string) error {
 	for _, o := range services(ctx, d) {
-		if pid, err := strconv.Atoi(o.pid); err == nil && pid != os.Getpid() && processExists(pid) {
+		if pid, err := strconv.Atoi(o.pid); err == nil && pid != os.Getpid() && stale.Alive(pid) {
 			host, _ := os.Hostname()
 			_, err := d.run(ctx, "node", "update", "--label-add", fmt.Sprintf("%s=%d@%s", LabelNodeOwner, pid, host), node)
 			return err
@@ -560,7 +560,7 @@ func Sweep(ctx context.Context, docker string, report func(what string)) {
 		if o.host != host {
 			continue
 		}
-		if pid, err := strconv.Atoi(o.pid); err == nil && pid != os.Getpid() && !processExists(pid) {
+		if pid, err := strconv.Atoi(o.pid); err == nil && stale.Gone(pid) {
 			if removeRun(ctx, d, LabelRun+"="+o.run) == nil {
 				report("swarm service " + o.name)
 			}
@@ -569,7 +569,7 @@ func Sweep(ctx context.Context, docker string, report func(what string)) {
 	sweepContainers(ctx, d, host, report)
 	owner, _ := d.run(ctx, "node", "inspect", f[2], "--format", `{{index .Spec.Labels "`+LabelNodeOwner+`"}}`)
 	pidText, ownerHost, ok := strings.Cut(owner, "@")
-	if pid, err := strconv.Atoi(pidText); ok && err == nil && ownerHost == host && pid != os.Getpid() && !processExists(pid) {
+	if pid, err := strconv.Atoi(pidText); ok && err == nil && ownerHost == host && stale.Gone(pid) {
 		// docker_gwbridge goes too unless the dead process found it there
 		// (its label on the node says).
 		var before []string
@@ -612,17 +612,12 @@ func sweepContainers(ctx context.Context, d cli, host string, report func(string
 		if len(p) != 3 || p[2] != host {
 			continue
 		}
-		if pid, err := strconv.Atoi(p[1]); err == nil && pid != os.Getpid() && !processExists(pid) {
+		if pid, err := strconv.Atoi(p[1]); err == nil && stale.Gone(pid) {
 			if _, err := d.run(ctx, "rm", "-f", "-v", p[0]); err == nil {
 				report("swarm task container " + p[0])
 			}
 		}
 	}
-}
-
-func processExists(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func short(id string) string {
