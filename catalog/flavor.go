@@ -36,14 +36,6 @@ func ParseVersionLine(out string) (Flavor, string, error) {
 	return MySQL, m[1], nil
 }
 
-// FlavorOfVersion reads the flavor from a server's @@version text.
-func FlavorOfVersion(version string) Flavor {
-	if strings.Contains(strings.ToLower(version), "mariadb") {
-		return MariaDB
-	}
-	return MySQL
-}
-
 // MySQL release series with a catalogue here: what initialises a datadir,
 // which variables exist under which name, which need a restart. From
 // MySQL's documentation (MySQL cannot be installed on the machines that
@@ -92,9 +84,6 @@ func (v MySQLVersion) AtLeast(s string) bool {
 	}
 	return v.Patch >= o.Patch
 }
-
-// MySQLSeries lists the MySQL series benchmatrix has a catalogue for.
-func MySQLSeries() []string { return append([]string(nil), mysqlSeries...) }
 
 // CheckMySQLVersion refuses a MySQL version outside the catalogue, naming
 // the series it knows: its initialisation, variable names and restart

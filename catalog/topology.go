@@ -111,15 +111,3 @@ func TopologyNames() []string {
 	sort.Strings(rest)
 	return append(out, rest...)
 }
-
-// TopologySizeKeys are the keys that size some kind, sorted.
-func TopologySizeKeys() []string {
-	var out []string
-	for _, k := range topologyKinds {
-		if k.SizeKey != "" {
-			out = append(out, k.SizeKey)
-		}
-	}
-	sort.Strings(out)
-	return out
-}

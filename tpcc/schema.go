@@ -1,9 +1,6 @@
 package tpcc
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // The nine table kinds of a table set, in the order sysbench-tpcc's
 // cleanup drops them (children before parents).
@@ -200,10 +197,4 @@ func dropTables(n int) []string {
 		out[i] = fmt.Sprintf("DROP TABLE IF EXISTS %s%d", k, n)
 	}
 	return out
-}
-
-// sqlQuote quotes s as a string literal (the generated data holds no quote
-// or backslash; names from the server might).
-func sqlQuote(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
 }

@@ -22,7 +22,7 @@ func flt(v float64) arg      { return arg{kind: 'f', f: v} }
 func text(v string) arg      { return arg{kind: 's', s: v} }
 func textBytes(v []byte) arg { return arg{kind: 's', b: v} }
 
-// quoted is text written as a string literal, as sqlQuote writes it.
+// quoted is text written as a string literal, as sqlQuote (sqltext_test.go) writes it.
 func quoted(v []byte) arg { return arg{kind: 'q', b: v} }
 
 // appendSQL appends format with its verbs replaced by args in order. A

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +60,10 @@ func TestAppendSQLAllocates(t *testing.T) {
 	if n != 0 {
 		t.Errorf("%v allocations per statement", n)
 	}
+}
+
+// sqlQuote quotes s as a string literal (the generated data holds no quote
+// or backslash; names from the server might).
+func sqlQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
 }

@@ -196,24 +196,6 @@ func coord(v float64) string {
 	return strconv.FormatFloat(math.Round(v*coordScale)/coordScale, 'f', -1, 64)
 }
 
-// FormatValue prints a value with at most 4 significant digits, as the
-// hover box and the axis do.
-func FormatValue(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "-"
-	}
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'g', 4, 64) + "M"
-	case a >= 1000:
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}
-
 func axisLabel(v float64) string {
 	a := math.Abs(v)
 	switch {
