@@ -36,14 +36,14 @@ type Config struct {
 }
 
 // Defaults of Config: 100/s first, 1/s to 1,000,000/s, 10 %, 2 retests,
-// 16 steps of 3 to 20 s (the shortest at least OverloadShows).
+// 20 steps of 3 to 20 s (the shortest at least OverloadShows).
 const (
 	DefaultStart     = 100
 	DefaultMin       = 1
 	DefaultMax       = 1e6
 	DefaultPrecision = 0.10
 	DefaultRetests   = 2
-	DefaultMaxSteps  = 16
+	DefaultMaxSteps  = 20
 	DefaultStepMin   = 3 * time.Second
 	DefaultStepMax   = 20 * time.Second
 )
@@ -133,20 +133,35 @@ type Outcome struct {
 
 // trial is what the steps said of one rate.
 type trial struct {
-	meets, misses, client int
+	meets, misses, client, stalls int
 	// The full-length runs among them: the ones that decide a bracket's
-	// end (a short step's verdict can be lucky, or optimistic).
-	longMeets, longFails int
+	// end (a short step's verdict can be lucky, or optimistic). A stalled
+	// one is neither a meet nor an overload.
+	longMeets, longStalls, longFails int
 }
+
+// met is whether a rate's steps met the target by their majority: more
+// meets than stalls, and no overload.
+func (t *trial) met() bool { return t.misses+t.client == 0 && t.meets > t.stalls }
+
+// missed is whether they missed it by their majority: an overload, or as
+// many stalls as meets.
+func (t *trial) missed() bool {
+	return t.misses+t.client > 0 || t.stalls > 0 && t.stalls >= t.meets
+}
+
+func (t *trial) long() int { return t.longMeets + t.longStalls + t.longFails }
 
 // Search finds the highest rate that meets cfg.SLO: from Start it doubles
 // while the target is met (or halves while it is missed) to bracket the
 // capacity, bisects the bracket (geometric midpoint) until it is within
-// Precision, then runs the candidate again Retests times. A rate that misses
-// once is not believed to meet: a candidate that fails a retest becomes the
-// bracket's top and the search goes on below it. So a step that passed by
-// chance near the boundary cannot make the capacity; one that failed by
-// chance only makes it lower (the answer errs on the safe side).
+// Precision, then runs the candidate again Retests times. A rate whose
+// queue grew once is not believed to meet: a candidate that fails a retest
+// becomes the bracket's top and the bisection goes on below it. So a step
+// that passed by chance near the boundary cannot make the capacity. A
+// stall the queue drained (Stalled) condemns no rate by itself: the rate
+// is run again and judged by the majority of its steps, so one rare stall
+// does not hold the capacity down either.
 func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 	cfg = cfg.WithDefaults()
 	out := Outcome{SLO: cfg.SLO}
@@ -178,9 +193,12 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		Judge(cfg.SLO, &st)
 		out.Steps = append(out.Steps, st)
 		if long || sticky {
-			if st.Verdict == Meets {
+			switch st.Verdict {
+			case Meets:
 				tr.longMeets++
-			} else {
+			case Stalled:
+				tr.longStalls++
+			default:
 				tr.longFails++
 			}
 		}
@@ -189,31 +207,49 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			tr.meets++
 		case ClientBound:
 			tr.client++
+		case Stalled:
+			tr.stalls++
 		default:
 			tr.misses++
 		}
 		return st.Verdict, nil
 	}
 	budget := func() bool { return steps < cfg.MaxSteps }
+	// settle runs a rate until its steps agree: a stalled step is run
+	// again, and the rate meets the target when its meets outnumber its
+	// stalls (with no overload); two stalls make it a miss. Out of steps,
+	// an undecided rate counts as a miss (the safe side).
+	settle := func(r float64) (bool, error) {
+		r = roundRate(r)
+		for {
+			if _, err := run(r); err != nil {
+				return false, err
+			}
+			t := tried[r]
+			if t.met() || t.misses+t.client > 0 || t.stalls >= 2 || !budget() {
+				return t.met(), nil
+			}
+		}
+	}
 
 	// Bracket: lo met (0: none yet), hi missed (0: none yet).
 	var lo, hi float64
 	r := cfg.Start
-	v, err := run(r)
+	ok, err := settle(r)
 	if err != nil {
 		return out, err
 	}
-	if v == Meets {
+	if ok {
 		lo = r
 		for budget() {
 			if r >= cfg.Max {
 				break
 			}
 			r = min(2*r, cfg.Max)
-			if v, err = run(r); err != nil {
+			if ok, err = settle(r); err != nil {
 				return out, err
 			}
-			if v != Meets {
+			if !ok {
 				hi = roundRate(r)
 				break
 			}
@@ -223,10 +259,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		hi = r
 		for budget() && r > cfg.Min {
 			r = max(r/2, cfg.Min)
-			if v, err = run(r); err != nil {
+			if ok, err = settle(r); err != nil {
 				return out, err
 			}
-			if v == Meets {
+			if ok {
 				lo = r
 				break
 			}
@@ -250,9 +286,11 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			return false
 		}
 		if cfg.Retests == 0 {
-			return t.meets > 0 && t.misses+t.client == 0
+			return t.met()
 		}
-		return t.longMeets >= cfg.Retests && t.longFails == 0 // every full-length run met it
+		// Retests full-length runs met it, more than stalled, and none
+		// overloaded.
+		return t.longMeets >= cfg.Retests && t.longMeets > t.longStalls && t.longFails == 0
 	}
 	missedBy := func(r float64) bool {
 		t := tried[r]
@@ -260,14 +298,14 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			return false
 		}
 		if cfg.Retests == 0 {
-			return t.misses+t.client > 0
+			return t.missed()
 		}
-		return t.longFails >= need
+		return t.longFails+t.longStalls >= need
 	}
 	// decide runs rate (full length) until the majority of its trials is
 	// known; ok is false when the step budget ran out first.
 	decide := func(r float64) (met, ok bool, err error) {
-		for !metBy(r) && !missedBy(r) && (cfg.Retests == 0 || tried[r].longMeets+tried[r].longFails < cfg.Retests+1) {
+		for !metBy(r) && !missedBy(r) && (cfg.Retests == 0 || tried[r].long() < cfg.Retests+1) {
 			if !budget() {
 				return false, false, nil
 			}
@@ -286,10 +324,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			if m <= lo || m >= hi {
 				break
 			}
-			if v, err = run(m); err != nil {
+			if ok, err = settle(m); err != nil {
 				return out, err
 			}
-			if v == Meets {
+			if ok {
 				lo = m
 			} else {
 				hi = m
@@ -306,8 +344,10 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			break
 		}
 		if !met {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s/s met the target, then missed it in a full-length run: not believed", fmtRate(lo)))
-			if cfg.Confirm > StepLength(cfg.SLO, lo, cfg.StepMin, cfg.StepMax) && !sticky {
+			t := tried[lo]
+			out.Notes = append(out.Notes, fmt.Sprintf("%s/s met the target, then not in its full-length runs (%d met, %d stalled, %d overloaded): not believed",
+				fmtRate(lo), t.longMeets, t.longStalls, t.longFails))
+			if t.longFails > 0 && cfg.Confirm > StepLength(cfg.SLO, lo, cfg.StepMin, cfg.StepMax) && !sticky {
 				sticky = true
 				out.Notes = append(out.Notes, fmt.Sprintf("from %s/s on every step ran for the full length (%s): the short steps had been too optimistic", fmtRate(lo), cfg.Confirm))
 			}
@@ -318,13 +358,13 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 				r := hi
 				for budget() && r > cfg.Min {
 					r = roundRate(max(r/2, cfg.Min))
-					if tried[r] != nil && tried[r].meets <= tried[r].misses+tried[r].client {
+					if tried[r] != nil && tried[r].missed() {
 						continue
 					}
-					if v, err = run(r); err != nil {
+					if ok, err = settle(r); err != nil {
 						return out, err
 					}
-					if v == Meets {
+					if ok {
 						lo = r
 						break
 					}
@@ -345,17 +385,17 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 		if !ok || !met {
 			break // the bracket holds (or the budget ran out)
 		}
-		out.Notes = append(out.Notes, fmt.Sprintf("%s/s missed the target, then met it in every full-length run: believed", fmtRate(hi)))
+		out.Notes = append(out.Notes, fmt.Sprintf("%s/s missed the target, then met it in its full-length runs: believed", fmtRate(hi)))
 		lo = hi
 		hi = lowestMissed(tried, lo)
 		if hi == 0 {
 			r := lo
 			for budget() && r < cfg.Max {
 				r = roundRate(min(2*r, cfg.Max))
-				if v, err = run(r); err != nil {
+				if ok, err = settle(r); err != nil {
 					return out, err
 				}
-				if v != Meets {
+				if !ok {
 					hi = r
 					break
 				}
@@ -389,6 +429,16 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 			out.ClientBound = true
 		}
 	}
+	stalled := 0
+	for _, st := range out.Steps {
+		if st.Verdict == Stalled {
+			stalled++
+		}
+	}
+	if stalled > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d of %d steps stalled (the target missed within a few seconds, the queue drained after): each such rate was run again and judged by the majority of its steps",
+			stalled, len(out.Steps)))
+	}
 	for _, st := range out.Steps {
 		if st.Verdict != Misses && st.Events < cfg.SLO.MinEvents() {
 			out.Notes = append(out.Notes, fmt.Sprintf("the step at %s/s served %d events, fewer than the %d that put 10 past %s: its percentile is coarse",
@@ -400,11 +450,11 @@ func Search(ctx context.Context, cfg Config, probe Prober) (Outcome, error) {
 }
 
 // highestMet is the highest rate below top whose trials met the target
-// more often than not, 0 when none did.
+// by their majority, 0 when none did.
 func highestMet(tried map[float64]*trial, top float64) float64 {
 	best := 0.0
 	for r, t := range tried {
-		if r < top && t.meets > t.misses+t.client && r > best {
+		if r < top && t.met() && r > best {
 			best = r
 		}
 	}
@@ -412,11 +462,11 @@ func highestMet(tried map[float64]*trial, top float64) float64 {
 }
 
 // lowestMissed is the lowest rate above bottom whose trials missed the
-// target more often than not, 0 when none did.
+// target by their majority, 0 when none did.
 func lowestMissed(tried map[float64]*trial, bottom float64) float64 {
 	best := 0.0
 	for r, t := range tried {
-		if r > bottom && t.misses+t.client > t.meets && (best == 0 || r < best) {
+		if r > bottom && t.missed() && (best == 0 || r < best) {
 			best = r
 		}
 	}

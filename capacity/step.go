@@ -20,6 +20,16 @@ const (
 	// a worker was idle) it would have been met: the client could not keep
 	// up, and the miss is not the server's.
 	ClientBound Verdict = "client-bound"
+	// Stalled: the target was missed, but by a stall the queue drained,
+	// not by an overload that grows it: the events past the limit
+	// completed within a few seconds of the window (SlowSeconds, at most
+	// a quarter of it), and when the window ended no arrival older than
+	// the limit was still queued and none had been dropped. Above its
+	// capacity a server's queue grows until the window ends; a stall (an
+	// fsync held up by another process's writes, a checkpoint) leaves it
+	// behind. One stalled step does not condemn a rate: Search runs it
+	// again and goes by the majority.
+	Stalled Verdict = "stalled"
 )
 
 // Step is one fixed-rate run of the search and how it was judged. Every
@@ -58,6 +68,10 @@ type Step struct {
 	// CPU (evidence beside ClientOver; NaN-free, 0 when unknown).
 	ClientRunDelayPct float64 `json:"client_run_delay_pct,omitempty"`
 	ClientCPUPct      float64 `json:"client_cpu_pct,omitempty"`
+	// SlowSeconds is how many of the window's seconds had an event
+	// complete at or past the limit (0 when the step's seconds are not
+	// known: a miss is then taken for an overload).
+	SlowSeconds int `json:"slow_seconds,omitempty"`
 	// Retest tells that the step tried a rate again.
 	Retest  bool    `json:"retest,omitempty"`
 	Verdict Verdict `json:"verdict"`
@@ -102,10 +116,29 @@ func Judge(slo SLO, s *Step) {
 		s.Verdict = ClientBound
 		s.Why = fmt.Sprintf("%d of %d arrivals at or past %s, but the client alone held %d of them that long before a worker took them: "+
 			"the client could not keep up (its run delay %.0f%%, CPU %.0f%% of one CPU)", over, n, limit, s.ClientOver, s.ClientRunDelayPct, s.ClientCPUPct)
+	case s.drained():
+		s.Verdict = Stalled
+		s.Why = fmt.Sprintf("%s %.3g ms: %d of %d arrivals at or past %s (%d allowed), all within %d of the window's %.0f s, and the queue drained (%s): a stall, not an overload",
+			pct, s.Pct, over, n, limit, allowed, s.SlowSeconds, s.Seconds, drainedTail(s, limit))
 	default:
 		s.Verdict = Misses
 		s.Why = fmt.Sprintf("%s %.3g ms: %d of %d arrivals at or past %s (%d allowed)%s", pct, s.Pct, over, n, limit, allowed, tail)
 	}
+}
+
+// drained tells a stall the queue drained from an overload: the slow
+// events fell within at most a quarter of the window's seconds (one, in a
+// window under 8 s), and at the window's end no arrival older than the
+// limit waited and none had been dropped.
+func (s *Step) drained() bool {
+	return s.SlowSeconds > 0 && s.SlowSeconds <= max(1, int(s.Seconds/4)) && s.BacklogOver == 0 && s.Dropped == 0
+}
+
+func drainedTail(s *Step, limit string) string {
+	if s.Backlog == 0 {
+		return "none queued at the end"
+	}
+	return fmt.Sprintf("%d queued at the end, none older than %s", s.Backlog, limit)
 }
 
 func fmtPct(p float64) string { return "p" + trimFloat(p) }

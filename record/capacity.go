@@ -50,13 +50,21 @@ func (c *CellCapacity) State() string {
 	return CapacityUnconfirmed
 }
 
-// Value is the capacity in events per second: the rate the search found
-// (0 when no rate met the target); a judged cell has none.
+// Value is the capacity in events per second: the rate the search found,
+// once the full-length run at it met the target (0 when no rate met it).
+// A rate whose run missed it, by an overload or a stall, is not a
+// capacity, and a judged cell has none.
 func (c *CellCapacity) Value() (float64, bool) {
 	if c == nil || !c.Searched || c.Search == nil {
 		return 0, false
 	}
-	return c.Search.Capacity, true
+	switch c.State() {
+	case CapacityConfirmed:
+		return c.Search.Capacity, true
+	case CapacityBelow:
+		return 0, true
+	}
+	return 0, false
 }
 
 // Text is cells.csv's capacity_slo: the target, the state, the bracket and
@@ -86,6 +94,9 @@ func (c *CellCapacity) Text() string {
 		s += fmt.Sprintf("; at %s/s p%s %.3g ms", capacity.FmtRate(c.Rate), trimZeros(c.SLO.Percentile), c.Run.Pct)
 		if c.Run.Backlog+c.Run.Dropped > 0 {
 			s += fmt.Sprintf(", backlog %d, dropped %d", c.Run.Backlog, c.Run.Dropped)
+		}
+		if c.Run.Verdict == capacity.Stalled {
+			s += " (a stall: the queue drained)"
 		}
 	}
 	return s

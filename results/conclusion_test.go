@@ -172,7 +172,7 @@ func TestExpectColumnsHaveValues(t *testing.T) {
 	t.Parallel()
 	// An engine's own figures (TPC-C's nopm, tpm) come from its result.
 	c := &record.Cell{Status: record.CellOK, Result: &engine.Result{Elapsed: time.Second, Events: 5, Metrics: map[string]float64{"nopm": 1, "tpm": 1}}, Mechanism: map[string]float64{},
-		Capacity: &record.CellCapacity{Searched: true, Search: &capacity.Outcome{Capacity: 100}}}
+		Capacity: &record.CellCapacity{Searched: true, Search: &capacity.Outcome{Capacity: 100}, Run: &capacity.Step{Verdict: capacity.Meets}}}
 	for _, k := range MechanismColumns {
 		c.Mechanism[k] = 1
 	}

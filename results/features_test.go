@@ -329,7 +329,7 @@ func TestCapacityConclusion(t *testing.T) {
 	capLines, _ := capreport.Lines(r, analysis.ByRepeat(r))
 	text := strings.Join(capLines, "\n")
 	for _, want := range []string{
-		"b1e1: **2390/s** at p99 < 50ms (median of 6 repeats: 2300, 2350, 2380, 2400, 2450, 2500; the searches bracket it in 2300-2700/s)",
+		"b1e1: **2390/s** at p99 < 50ms (median of 6 repeats: 2300, 2350, 2380, 2400, 2450, 2500; 95% CI 2300-2500/s over the rounds; the searches bracket it in 2300-2700/s)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("capacity lines lack %q:\n%s", want, text)
@@ -492,5 +492,48 @@ func TestTopologyLinesInSummary(t *testing.T) {
 	writeTopology(&b, record.Cell{})
 	if b.Len() != 0 {
 		t.Fatalf("a single-server cell wrote %q", b.String())
+	}
+}
+
+// A rate whose full-length run missed the target is never stated as the
+// capacity: a stalled confirmation leaves its repeat out of the median and
+// the ratio, says why in a warning, and a cell with no confirmed repeat
+// says so instead of a number.
+func TestCapacityUnconfirmedNotCounted(t *testing.T) {
+	t.Parallel()
+	r := capacityRun(map[string][]float64{
+		"b1e1": {500, 520},
+		"b0e0": {1500, 1600},
+	})
+	slo := r.Cells[0].Capacity.SLO
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Name == "b1e1" && c.Repeat == 1 || c.Name == "b0e0" {
+			run := &capacity.Step{Rate: c.Capacity.Rate, Seconds: 10, Events: 5000, Over: 60, SlowSeconds: 1, Pct: 54.75}
+			capacity.Judge(slo, run)
+			if run.Verdict != capacity.Stalled {
+				t.Fatalf("fixture: %s (%s)", run.Verdict, run.Why)
+			}
+			c.Capacity.Run = run
+		}
+	}
+	lines, warnings := capreport.Lines(r, analysis.ByRepeat(r))
+	text := strings.Join(lines, "\n")
+	for _, want := range []string{"b0e0: **no confirmed capacity** at p99 < 50ms", "(2 of 2 repeats"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("capacity lines lack %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(text, "b1e1: **520/s** at p99 < 50ms (median of 1 repeat;") || !strings.Contains(text, "1 confirmation missed the target, not counted") {
+		t.Errorf("b1e1's line counts the stalled repeat:\n%s", text)
+	}
+	if w := strings.Join(warnings, "\n"); !strings.Contains(w, "b1e1 (repeat 1): the run at the rate the search found (500/s) missed p99 < 50ms, so it is not counted") || !strings.Contains(w, "a stall, not an overload") {
+		t.Errorf("warnings:\n%s", w)
+	}
+	for _, c := range r.Cells {
+		v, ok := c.Capacity.Value()
+		if c.Capacity.Run.Verdict != capacity.Meets && ok {
+			t.Errorf("%s repeat %d: capacity %v stated although its run %s", c.Name, c.Repeat, v, c.Capacity.Run.Verdict)
+		}
 	}
 }

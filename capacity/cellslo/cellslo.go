@@ -88,9 +88,10 @@ func (u clientUsage) since(st *capacity.Step) {
 }
 
 // stepOf is what an engine run measured, as a step of the search (not yet
-// judged): every arrival of its window, served, queued or dropped, and the
-// latency the target names.
-func stepOf(slo capacity.SLO, rate float64, res *engine.Result) capacity.Step {
+// judged): every arrival of its window, served, queued or dropped, the
+// latency the target names, and how many of its seconds (ivs, the run's
+// per-second intervals) had an event at or past the limit.
+func stepOf(slo capacity.SLO, rate float64, res *engine.Result, ivs []engine.Interval) capacity.Step {
 	st := capacity.Step{Rate: rate, Seconds: res.Elapsed.Seconds(), Events: res.Events, Errors: res.Errors,
 		Backlog: res.Backlog, Dropped: res.Dropped, Late: res.Late,
 		P50: res.Latency.P50, P99: res.Latency.P99, Achieved: res.TPS()}
@@ -121,6 +122,11 @@ func stepOf(slo capacity.SLO, rate float64, res *engine.Result) capacity.Step {
 	if res.ClientDelay != nil {
 		st.ClientOver = res.ClientDelay.AtLeast(slo.Limit)
 	}
+	for _, iv := range ivs {
+		if iv.Phase == engine.PhaseRun && iv.LatMax >= limitMS {
+			st.SlowSeconds++
+		}
+	}
 	return st
 }
 
@@ -133,7 +139,9 @@ func StepProber(w engine.Workload, cfg *mysql.Config, o engine.Spec, slo capacit
 		steps++
 		so := o.With(func(c *engine.Common) {
 			c.Rate, c.Time, c.Warmup, c.Events = rate, win, StepWarmup, 0
-			c.ReportInterval = 0
+			// Per-second intervals tell a stall the queue drained from an
+			// overload (capacity.Stalled).
+			c.ReportInterval = time.Second
 			// Each step draws its own ids (an insert load's would collide
 			// with the rows the steps before wrote), reproducibly.
 			c.Seed = stepSeed(o.Common().Seed, steps)
@@ -147,11 +155,12 @@ func StepProber(w engine.Workload, cfg *mysql.Config, o engine.Spec, slo capacit
 			so.Options = oo
 		}
 		u := readClientUsage()
-		got, err := w.Run(ctx, cfg, so.Options, func(engine.Interval) {})
+		var ivs []engine.Interval
+		got, err := w.Run(ctx, cfg, so.Options, func(iv engine.Interval) { ivs = append(ivs, iv) })
 		if err != nil {
 			return capacity.Step{}, err
 		}
-		st := stepOf(slo, rate, got)
+		st := stepOf(slo, rate, got, ivs)
 		u.since(&st)
 		cp := st
 		capacity.Judge(slo, &cp)
@@ -233,7 +242,7 @@ func (h *Hook) Collect(_ context.Context, cell lifecycle.Cell) error {
 		rec = &record.CellCapacity{SLO: c.Policy.SLO.Target, Rate: c.Workload.Common().Rate}
 		res.Capacity = rec
 	}
-	st := stepOf(rec.SLO, rec.Rate, res.Result)
+	st := stepOf(rec.SLO, rec.Rate, res.Result, res.Intervals)
 	h.usage.since(&st)
 	capacity.Judge(rec.SLO, &st)
 	rec.Run = &st

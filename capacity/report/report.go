@@ -93,15 +93,16 @@ func Lines(r *record.Run, br map[string]map[int]*record.Cell) (lines, warnings [
 		lowest := 0.0
 		for _, c := range cs {
 			k := c.Capacity
-			v, _ := k.Value()
-			caps = append(caps, v)
+			if v, ok := k.Value(); ok {
+				caps = append(caps, v)
+			}
 			switch k.State() {
 			case record.CapacityBelow:
 				below++
 				lowest = k.Search.High
 			case record.CapacityUnconfirmed:
 				unconfirmed++
-				warnings = append(warnings, fmt.Sprintf("%s (repeat %d): the run at the capacity found (%s/s) missed %s: %s", n, c.Repeat, capacity.FmtRate(k.Rate), slo, runWhy(k)))
+				warnings = append(warnings, fmt.Sprintf("%s (repeat %d): the run at the rate the search found (%s/s) missed %s, so it is not counted as a capacity: %s", n, c.Repeat, capacity.FmtRate(k.Rate), slo, runWhy(k)))
 			}
 			if k.Search.ClientBound {
 				client++
@@ -117,8 +118,13 @@ func Lines(r *record.Run, br map[string]map[int]*record.Cell) (lines, warnings [
 			lines = append(lines, fmt.Sprintf("%s: **%s** (%s missed even at %s/s, the lowest rate tried)", n, capacity.Below, slo, capacity.FmtRate(lowest)))
 			continue
 		}
-		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(cs), section.Plural(len(cs)))
-		if len(cs) > 1 {
+		if len(caps) == 0 {
+			lines = append(lines, fmt.Sprintf("%s: **no confirmed capacity** at %s: the full-length run at the rate each search found missed it (%d of %d repeat%s; see the warnings)",
+				n, slo, unconfirmed, len(cs), section.Plural(len(cs))))
+			continue
+		}
+		s := fmt.Sprintf("%s: **%s/s** at %s (median of %d repeat%s", n, capacity.FmtRate(record.Median(caps)), slo, len(caps), section.Plural(len(caps)))
+		if len(caps) > 1 {
 			sort.Float64s(caps)
 			var vs []string
 			for _, v := range caps {
@@ -126,12 +132,15 @@ func Lines(r *record.Run, br map[string]map[int]*record.Cell) (lines, warnings [
 			}
 			s += ": " + strings.Join(vs, ", ")
 		}
+		if mi := analysis.MedianCI(caps, 0.95); mi.OK {
+			s += fmt.Sprintf("; 95%% CI %s-%s/s over the rounds", capacity.FmtRate(mi.Lo), capacity.FmtRate(mi.Hi))
+		}
 		s += fmt.Sprintf("; the searches bracket it in %s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))
 		if hi == 0 {
 			s = strings.TrimSuffix(s, fmt.Sprintf("%s-%s/s", capacity.FmtRate(lo), capacity.FmtRate(hi))) + "met up to the highest rate tried"
 		}
 		if unconfirmed > 0 {
-			s += fmt.Sprintf("; %d confirmation%s missed the target", unconfirmed, section.Plural(unconfirmed))
+			s += fmt.Sprintf("; %d confirmation%s missed the target, not counted", unconfirmed, section.Plural(unconfirmed))
 		}
 		if below > 0 {
 			s += fmt.Sprintf("; %d repeat%s met it at no rate", below, section.Plural(below))
@@ -254,9 +263,10 @@ func figures(r *record.Run) []section.Figure {
 }
 
 var (
-	meetColor = color.RGBA{0x59, 0xa1, 0x4f, 0xff}
-	missColor = color.RGBA{0xe1, 0x57, 0x59, 0xff}
-	kneeColor = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
+	meetColor  = color.RGBA{0x59, 0xa1, 0x4f, 0xff}
+	missColor  = color.RGBA{0xe1, 0x57, 0x59, 0xff}
+	stallColor = color.RGBA{0xf2, 0x8e, 0x2b, 0xff}
+	kneeColor  = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
 )
 
 // Figure draws a cell's latency-throughput curve: every step of
@@ -277,7 +287,7 @@ func Figure(r *record.Run, cell string) ([]byte, error) {
 	gr := plotter.NewGrid()
 	gr.Vertical.Color, gr.Horizontal.Color = figure.GridColor, figure.GridColor
 	p.Add(gr)
-	var meet99, miss99, meet50, miss50, runs plotter.XYs
+	var meet99, miss99, stall99, meet50, miss50, runs plotter.XYs
 	ymin, ymax := limit, limit
 	xmin, xmax := math.Inf(1), 0.0
 	var caps []float64
@@ -288,9 +298,12 @@ func Figure(r *record.Run, cell string) ([]byte, error) {
 		}
 		ymin, ymax = math.Min(ymin, y50), math.Max(ymax, y99)
 		xmin, xmax = math.Min(xmin, st.Rate), math.Max(xmax, st.Rate)
-		if st.Verdict == capacity.Meets {
+		switch st.Verdict {
+		case capacity.Meets:
 			meet99, meet50 = append(meet99, plotter.XY{X: st.Rate, Y: y99}), append(meet50, plotter.XY{X: st.Rate, Y: y50})
-		} else {
+		case capacity.Stalled:
+			stall99, meet50 = append(stall99, plotter.XY{X: st.Rate, Y: y99}), append(meet50, plotter.XY{X: st.Rate, Y: y50})
+		default:
 			miss99, miss50 = append(miss99, plotter.XY{X: st.Rate, Y: y99}), append(miss50, plotter.XY{X: st.Rate, Y: y50})
 		}
 	}
@@ -324,7 +337,8 @@ func Figure(r *record.Run, cell string) ([]byte, error) {
 	}
 	pct := fmt.Sprintf("p%g", slo.Percentile)
 	scatter(meet99, meetColor, draw.CircleGlyph{}, 3.5, pct+", step met the target")
-	scatter(miss99, missColor, draw.CircleGlyph{}, 3.5, pct+", step missed it")
+	scatter(miss99, missColor, draw.CircleGlyph{}, 3.5, pct+", step missed it (overload)")
+	scatter(stall99, stallColor, draw.CircleGlyph{}, 3.5, pct+", step stalled (missed, the queue drained)")
 	scatter(meet50, meetColor, draw.RingGlyph{}, 2.5, "p50 (ring)")
 	scatter(miss50, missColor, draw.RingGlyph{}, 2.5, "")
 	scatter(runs, color.Black, draw.CrossGlyph{}, 5, pct+" of the full-length run at the capacity")
