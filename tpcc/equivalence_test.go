@@ -331,14 +331,18 @@ var typeLua = map[Type]string{NewOrder: "new_order", Payment: "payment", OrderSt
 // The mix (2,000 events of two threads) adds the draw of the types:
 // Delivery and Stock-Level are 1/23 each, 87 +- 9 events, so the counters
 // only they move (Com_delete, Handler_delete: 3 standard deviations =
-// 32%) and those they dominate (Handler_read_next, _prev) get 35%; the
-// rest, driven by New-Order and Payment (870 +- 22 each), 10%.
+// 32%) and those they dominate (Handler_read_next, _prev) get 35%.
+// Handler_read_key is a third Stock-Level's (about 200 lookups an event,
+// 87 +- 9 events: 3 standard deviations are 10% of the whole in one run,
+// 14% between two), so 25% (a fresh-clone run of the whole suite saw
+// 13%: ours 28.3, sysbench-tpcc 32.6 an event); the rest, driven by
+// New-Order and Payment (870 +- 22 each), 10%.
 var (
 	typeTolerance = map[Type]map[string]float64{
 		OrderStatus: {"Handler_read_next": -1},
 		Payment:     {"Handler_read_next": -1},
 	}
-	mixTolerance = map[string]float64{"Com_delete": 0.35, "Handler_delete": 0.35, "Handler_read_next": 0.35, "Handler_read_prev": 0.50}
+	mixTolerance = map[string]float64{"Com_delete": 0.35, "Handler_delete": 0.35, "Handler_read_next": 0.35, "Handler_read_prev": 0.50, "Handler_read_key": 0.25}
 	defaultTol   = 0.10
 )
 
