@@ -484,10 +484,12 @@ func TestJudgeTellsAStallFromAnOverload(t *testing.T) {
 		{"one slow second, drained", Step{Seconds: 10, Events: 3000, Over: 50, SlowSeconds: 1, Backlog: 1}, Stalled},
 		{"two of ten", Step{Seconds: 10, Events: 3000, Over: 50, SlowSeconds: 2}, Stalled},
 		{"three of ten", Step{Seconds: 10, Events: 3000, Over: 50, SlowSeconds: 3}, Misses},
+		{"five of twenty", Step{Seconds: 20, Events: 6000, Over: 70, SlowSeconds: 5}, Stalled},
 		{"old arrivals queued", Step{Seconds: 10, Events: 3000, Over: 50, SlowSeconds: 1, Backlog: 40, BacklogOver: 5}, Misses},
 		{"dropped", Step{Seconds: 10, Events: 3000, Over: 50, SlowSeconds: 1, Dropped: 3}, Misses},
 		{"seconds unknown", Step{Seconds: 10, Events: 3000, Over: 50}, Misses},
-		{"3 s, two slow", Step{Seconds: 3, Events: 1000, Over: 20, SlowSeconds: 2}, Misses},
+		{"3 s, two slow", Step{Seconds: 3, Events: 1000, Over: 20, SlowSeconds: 2}, Stalled},
+		{"3 s, three slow", Step{Seconds: 3, Events: 1000, Over: 20, SlowSeconds: 3}, Misses},
 		{"met", Step{Seconds: 10, Events: 3000, Over: 5, SlowSeconds: 1}, Meets},
 	} {
 		s := c.s

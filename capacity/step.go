@@ -23,7 +23,7 @@ const (
 	// Stalled: the target was missed, but by a stall the queue drained,
 	// not by an overload that grows it: the events past the limit
 	// completed within a few seconds of the window (SlowSeconds, at most
-	// a quarter of it), and when the window ended no arrival older than
+	// a quarter of it, or two), and when the window ended no arrival older than
 	// the limit was still queued and none had been dropped. Above its
 	// capacity a server's queue grows until the window ends; a stall (an
 	// fsync held up by another process's writes, a checkpoint) leaves it
@@ -127,11 +127,12 @@ func Judge(slo SLO, s *Step) {
 }
 
 // drained tells a stall the queue drained from an overload: the slow
-// events fell within at most a quarter of the window's seconds (one, in a
-// window under 8 s), and at the window's end no arrival older than the
+// events fell within at most a quarter of the window's seconds (two, in a
+// window under 12 s: a stall of 100 ms that straddles a second's end makes
+// two slow seconds), and at the window's end no arrival older than the
 // limit waited and none had been dropped.
 func (s *Step) drained() bool {
-	return s.SlowSeconds > 0 && s.SlowSeconds <= max(1, int(s.Seconds/4)) && s.BacklogOver == 0 && s.Dropped == 0
+	return s.SlowSeconds > 0 && s.SlowSeconds <= max(2, int(s.Seconds/4)) && s.BacklogOver == 0 && s.Dropped == 0
 }
 
 func drainedTail(s *Step, limit string) string {
