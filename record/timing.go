@@ -10,6 +10,8 @@ type TimeSplit struct {
 	PrewarmSeconds  float64 `json:"prewarm_seconds"`  // prewarm scans
 	WarmupSeconds   float64 `json:"warmup_seconds"`   // warm-up (recorded, not measured)
 	MeasuredSeconds float64 `json:"measured_seconds"` // the measured windows
+	// SearchSeconds is the capacity searches' steps (issue 30).
+	SearchSeconds float64 `json:"search_seconds,omitempty"`
 	OtherSeconds    float64 `json:"other_seconds"`    // everything else: checks, observation, writing
 	// Overhead is everything but warm-up and measurement, as a share of
 	// the measured time.

@@ -8,6 +8,7 @@ package results
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -535,5 +536,32 @@ func TestCapacityUnconfirmedNotCounted(t *testing.T) {
 		if c.Capacity.Run.Verdict != capacity.Meets && ok {
 			t.Errorf("%s repeat %d: capacity %v stated although its run %s", c.Name, c.Repeat, v, c.Capacity.Run.Verdict)
 		}
+	}
+}
+
+// The wall-time line counts the capacity searches apart from "other" (a
+// capacity run spent 222 of its 247 s there, all of it "other"), and says
+// nothing of them in a run without one.
+func TestAccountingCountsTheSearch(t *testing.T) {
+	t.Parallel()
+	r := capacityRun(map[string][]float64{"b1e1": {500}, "b0e0": {1500}})
+	r.Finished = r.Started.Add(110 * time.Second)
+	for i := range r.Cells {
+		r.Cells[i].Capacity.SearchSeconds = 30
+	}
+	ts := Accounting(r, 1)
+	if ts.SearchSeconds != 60 || math.Abs(ts.OtherSeconds-(110-1-60-40)) > 1e-9 {
+		t.Errorf("accounting: %+v", ts)
+	}
+	var b bytes.Buffer
+	writeTimeEnv(&b, &ts)
+	if !strings.Contains(b.String(), "prewarm 0.0 s, capacity search 60.0 s, other 9.0 s;") {
+		t.Errorf("wall time line: %s", b.String())
+	}
+	ts.SearchSeconds = 0
+	b.Reset()
+	writeTimeEnv(&b, &ts)
+	if strings.Contains(b.String(), "capacity search") {
+		t.Errorf("a run without a search: %s", b.String())
 	}
 }

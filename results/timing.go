@@ -21,8 +21,11 @@ func Accounting(r *record.Run, startSeconds float64) record.TimeSplit {
 		if c.Result != nil {
 			t.MeasuredSeconds += c.Result.Elapsed.Seconds()
 		}
+		if c.Capacity != nil {
+			t.SearchSeconds += c.Capacity.SearchSeconds
+		}
 	}
-	t.OtherSeconds = max(0, t.WallSeconds-t.ServerSeconds-t.DataSeconds-t.DrainSeconds-t.PrewarmSeconds-t.WarmupSeconds-t.MeasuredSeconds)
+	t.OtherSeconds = max(0, t.WallSeconds-t.ServerSeconds-t.DataSeconds-t.DrainSeconds-t.PrewarmSeconds-t.WarmupSeconds-t.MeasuredSeconds-t.SearchSeconds)
 	if t.MeasuredSeconds > 0 {
 		t.Overhead = (t.WallSeconds - t.WarmupSeconds - t.MeasuredSeconds) / t.MeasuredSeconds
 	}
@@ -34,8 +37,12 @@ func writeTimeEnv(w io.Writer, t *record.TimeSplit) {
 	if t == nil || t.WallSeconds <= 0 {
 		return
 	}
-	fmt.Fprintf(w, "| wall time | %.0f s: measured %.0f s, warm-up %.0f s, server starts %.1f s, data %.1f s, drain %.1f s, prewarm %.1f s, other %.1f s; overhead %.1f%% of measured time |\n",
-		t.WallSeconds, t.MeasuredSeconds, t.WarmupSeconds, t.ServerSeconds, t.DataSeconds, t.DrainSeconds, t.PrewarmSeconds, t.OtherSeconds, 100*t.Overhead)
+	search := ""
+	if t.SearchSeconds > 0 {
+		search = fmt.Sprintf(", capacity search %.1f s", t.SearchSeconds)
+	}
+	fmt.Fprintf(w, "| wall time | %.0f s: measured %.0f s, warm-up %.0f s, server starts %.1f s, data %.1f s, drain %.1f s, prewarm %.1f s%s, other %.1f s; overhead %.1f%% of measured time |\n",
+		t.WallSeconds, t.MeasuredSeconds, t.WarmupSeconds, t.ServerSeconds, t.DataSeconds, t.DrainSeconds, t.PrewarmSeconds, search, t.OtherSeconds, 100*t.Overhead)
 }
 
 // writeDataEnv is summary.md's line on where the cells' data came from:
