@@ -12,7 +12,7 @@ type TimeSplit struct {
 	MeasuredSeconds float64 `json:"measured_seconds"` // the measured windows
 	// SearchSeconds is the capacity searches' steps (issue 30).
 	SearchSeconds float64 `json:"search_seconds,omitempty"`
-	OtherSeconds    float64 `json:"other_seconds"`    // everything else: checks, observation, writing
+	OtherSeconds  float64 `json:"other_seconds"` // everything else: checks, observation, writing
 	// Overhead is everything but warm-up and measurement, as a share of
 	// the measured time.
 	Overhead float64 `json:"overhead_share"`
