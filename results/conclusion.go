@@ -50,7 +50,7 @@ func Conclude(r *record.Run) *Conclusion {
 	c := &Conclusion{Mechanism: map[string]string{}}
 	sums := r.Summaries()
 	br := analysis.ByRepeat(r)
-	med, _ := mechanismMedians(r)
+	med, _ := analysis.MechanismMedians(r)
 	for _, s := range sums {
 		if line := mechanismLine(med[s.Name]); line != "" {
 			c.Mechanism[s.Name] = line
@@ -103,7 +103,7 @@ func Conclude(r *record.Run) *Conclusion {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d failed cell run%s, left out of the pairs: %s", len(failed), section.Plural(len(failed)), strings.Join(failed, ", ")))
 	}
 	var contended []string
-	_, cont := mechanismMedians(r)
+	_, cont := analysis.MechanismMedians(r)
 	whyOf := map[string]string{}
 	for _, x := range r.Cells {
 		if x.Contention != nil && x.Contention.Contended && whyOf[x.Name] == "" {

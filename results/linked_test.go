@@ -263,7 +263,7 @@ func TestPredictedSeconds(t *testing.T) {
 		{"nothing to predict from", map[string]float64{"data_fsyncs_trx": 2}, 0, false},
 	}
 	for _, tc := range cases {
-		got, ok := predictedSeconds(tc.m)
+		got, ok := analysis.PredictedSeconds(tc.m)
 		if ok != tc.ok || !near(got, tc.want, 1e-12) {
 			t.Errorf("%s: %g, %v; want %g, %v", tc.name, got, ok, tc.want, tc.ok)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"benchmatrix/analysis"
 	"benchmatrix/record"
 	"benchmatrix/record/parts"
 	"benchmatrix/section"
@@ -29,45 +30,10 @@ func mechanismHeader(k string) string {
 	return col.Heading
 }
 
-// mechanismMedians is, per cell name, the median of each mechanism figure
-// over the successful repeats, and how many repeats were contended.
-func mechanismMedians(r *record.Run) (map[string]map[string]float64, map[string][2]int) {
-	vals := map[string]map[string][]float64{}
-	cont := map[string][2]int{}
-	for i := range r.Cells {
-		c := &r.Cells[i]
-		if c.Status != record.CellOK {
-			continue
-		}
-		if vals[c.Name] == nil {
-			vals[c.Name] = map[string][]float64{}
-		}
-		for k, v := range c.Mechanism {
-			vals[c.Name][k] = append(vals[c.Name][k], v)
-		}
-		n := cont[c.Name]
-		if c.Contention != nil {
-			n[1]++
-			if c.Contention.Contended {
-				n[0]++
-			}
-		}
-		cont[c.Name] = n
-	}
-	out := map[string]map[string]float64{}
-	for name, byCol := range vals {
-		out[name] = map[string]float64{}
-		for k, xs := range byCol {
-			out[name][k] = record.Median(xs)
-		}
-	}
-	return out, cont
-}
-
 // MechanismRows is the mechanism table: per cell, the medians over its
 // repeats of every figure some cell has, and the contention flag.
 func MechanismRows(r *record.Run) ([]string, [][]string) {
-	med, cont := mechanismMedians(r)
+	med, cont := analysis.MechanismMedians(r)
 	var cols []string
 	for _, k := range MechanismColumns {
 		for _, m := range med {
