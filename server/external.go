@@ -47,6 +47,9 @@ type External struct {
 	// recovered says what ConnectExternal put back that a killed
 	// benchmatrix left changed (journal.go).
 	recovered []string
+	// started is when the server started (Unix seconds, from its
+	// Uptime; 0 when unknown): a journal of another start is void.
+	started int64
 }
 
 // Recovered implements Borrowed: what connecting put back that a killed
@@ -110,6 +113,7 @@ func ConnectExternal(ctx context.Context, cfg ExternalConfig) (*External, error)
 		e.db.Close()
 		return nil, e.wrap("connect", err)
 	}
+	e.started = serverStarted(pctx, e.db)
 	if e.recovered, err = e.recoverJournals(ctx); err != nil {
 		e.db.Close()
 		return nil, err

@@ -3,11 +3,16 @@ package server
 import (
 	"benchmatrix/stale"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // The globals journal: before benchmatrix changes a global on a server it
@@ -28,11 +33,30 @@ type journalEntry struct {
 }
 
 type journal struct {
-	PID     int            `json:"pid"`
-	Address string         `json:"address"`
-	User    string         `json:"user"`
+	PID     int    `json:"pid"`
+	Address string `json:"address"`
+	User    string `json:"user"`
+	// Started is when the server started (Unix seconds; 0: unknown). A
+	// SET GLOBAL lasts until the server stops: after a restart its
+	// globals are its configuration's again, and the journal is void.
+	Started int64          `json:"server_started,omitempty"`
 	Entries []journalEntry `json:"originals"` // in the order first changed
 }
+
+// serverStarted is when the server started, from its Uptime (0 when it
+// cannot be read).
+func serverStarted(ctx context.Context, db *sql.DB) int64 {
+	var name string
+	var up int64
+	if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Uptime'").Scan(&name, &up); err != nil {
+		return 0
+	}
+	return time.Now().Unix() - up
+}
+
+// sameStart tells two start times apart from the second the Uptime
+// ticks over between two readings.
+func sameStart(a, b int64) bool { return a == 0 || b == 0 || a-b <= 2 && b-a <= 2 }
 
 func (e *External) journalPath() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%p.json", JournalPrefix, os.Getpid(), e))
@@ -48,7 +72,7 @@ func (e *External) writeJournal() error {
 		}
 		return nil
 	}
-	j := journal{PID: os.Getpid(), Address: e.address(), User: e.cfg.User}
+	j := journal{PID: os.Getpid(), Address: e.address(), User: e.cfg.User, Started: e.started}
 	for _, n := range e.order {
 		v := e.orig[n]
 		j.Entries = append(j.Entries, journalEntry{Name: n, Text: v.text, Null: v.null})
@@ -66,7 +90,11 @@ func (e *External) writeJournal() error {
 
 // recoverJournals puts back the globals that benchmatrix processes which no
 // longer run changed on this server (same address and user) and did not
-// restore, and removes their journals. It returns a sentence per journal.
+// restore, and removes their journals. A journal whose server has
+// restarted since, or, on this machine, stopped (nothing listens at its
+// loopback address any more), is void: the restart took the values with
+// it, and it is removed without a change. It returns a sentence per
+// journal.
 func (e *External) recoverJournals(ctx context.Context) ([]string, error) {
 	paths, _ := filepath.Glob(filepath.Join(os.TempDir(), JournalPrefix+"*.json"))
 	var notes []string
@@ -76,8 +104,21 @@ func (e *External) recoverJournals(ctx context.Context) ([]string, error) {
 			continue
 		}
 		var j journal
-		if json.Unmarshal(b, &j) != nil || !stale.Gone(j.PID) ||
-			j.Address != e.address() || j.User != e.cfg.User {
+		if json.Unmarshal(b, &j) != nil || !stale.Gone(j.PID) {
+			continue
+		}
+		if j.Address != e.address() || j.User != e.cfg.User {
+			if stopped(j.Address) && os.Remove(p) == nil {
+				notes = append(notes, fmt.Sprintf("removed the journal of benchmatrix process %d for %s: nothing listens there any more, and a server that stops takes its SET GLOBAL values with it", j.PID, j.Address))
+			}
+			continue
+		}
+		if !sameStart(j.Started, e.started) {
+			if err := os.Remove(p); err != nil {
+				return notes, err
+			}
+			notes = append(notes, fmt.Sprintf("left %s as it is on %s: the server restarted after benchmatrix process %d changed it, so its globals are its configuration's again",
+				journalNames(j), e.address(), j.PID))
 			continue
 		}
 		var done []string
@@ -96,4 +137,32 @@ func (e *External) recoverJournals(ctx context.Context) ([]string, error) {
 			strings.Join(done, ", "), e.address(), j.PID))
 	}
 	return notes, nil
+}
+
+func journalNames(j journal) string {
+	var names []string
+	for _, en := range j.Entries {
+		names = append(names, en.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// stopped tells that no server listens at a loopback TCP address: the
+// connection is refused at once. A remote address that does not answer
+// may be a network's fault, and a socket path may come back: neither is
+// judged.
+func stopped(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
 }

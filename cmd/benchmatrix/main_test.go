@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -507,6 +508,49 @@ func TestSIGKILLExternalGlobalsPutBack(t *testing.T) {
 	out, _ = again.CombinedOutput()
 	if !strings.Contains(string(out), "nothing to put back") {
 		t.Fatalf("second restore: %s", out)
+	}
+
+	// Void journals (issue 40: one named a test sandbox gone for good and
+	// stayed): one from before the server's last start, whose value the
+	// restart already took, and one for a loopback address nothing listens
+	// at any more. Both go, and nothing is changed.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := l.Addr().String()
+	l.Close()
+	void := map[string]string{
+		"restarted": fmt.Sprintf(`{"pid": %d, "address": %q, "user": "bench", "server_started": 1000, "originals": [{"name": "sync_binlog", "value": "7"}]}`, dead.Process.Pid, sb.Endpoint().Addr),
+		"stopped":   fmt.Sprintf(`{"pid": %d, "address": %q, "user": "bench", "originals": [{"name": "sync_binlog", "value": "7"}]}`, dead.Process.Pid, gone),
+	}
+	for k, body := range void {
+		p := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%s.json", server.JournalPrefix, dead.Process.Pid, k))
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(p)
+	}
+	third := exec.Command(binary, "restore", dsn)
+	third.Env = cmd.Env
+	out, _ = third.CombinedOutput()
+	for _, want := range []string{"left sync_binlog as it is on " + sb.Endpoint().Addr + ": the server restarted after benchmatrix process",
+		"removed the journal of benchmatrix process " + strconv.Itoa(dead.Process.Pid) + " for " + gone + ": nothing listens there any more"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("restore with void journals lacks %q:\n%s", want, out)
+		}
+	}
+	if got := global(); got != "5" {
+		t.Errorf("sync_binlog %s after a void journal, want 5 left as it was", got)
+	}
+	for k := range void {
+		if _, err := os.Stat(filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%s.json", server.JournalPrefix, dead.Process.Pid, k))); err == nil {
+			t.Errorf("the %s journal is still there", k)
+		}
 	}
 }
 
